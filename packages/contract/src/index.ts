@@ -1,0 +1,4 @@
+export * from "./ids";
+export * from "./inputs";
+export * from "./run";
+export * from "./script";

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
+import { scriptInputSchema } from "./script";
+
+export const EXECUTORS = ["script"] as const;
+export type ExecutorName = (typeof EXECUTORS)[number];
+
+export const RUN_PRIORITIES = ["normal", "subagent"] as const;
+export type RunPriority = (typeof RUN_PRIORITIES)[number];
+
+const DAY_MS = 86_400_000;
+
+export const submitRunInput = z.strictObject({
+  sessionId: sessionIdSchema,
+  executor: z.enum(EXECUTORS).default("script"),
+  input: scriptInputSchema,
+  priority: z.enum(RUN_PRIORITIES).default("normal"),
+  timeoutMs: z.int().min(1).max(DAY_MS).optional(),
+  idempotencyKey: z.string().min(1).max(200).optional(),
+  workspaceId: workspaceIdSchema.default("default"),
+  parentRunId: runIdSchema.optional(),
+});
+export type SubmitRunInput = z.infer<typeof submitRunInput>;
+
+export const runRefInput = z.strictObject({ runId: runIdSchema });
+export type RunRefInput = z.infer<typeof runRefInput>;
+
+export const listSessionRunsInput = z.strictObject({
+  sessionId: sessionIdSchema,
+  /** Position (`seq`) after which to continue, from a previous page's `nextCursor`. */
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+});
+export type ListSessionRunsInput = z.infer<typeof listSessionRunsInput>;
+
+export const listRunEventsInput = z.strictObject({
+  runId: runIdSchema,
+  /** Event id after which to continue (for tailing a run). */
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+});
+export type ListRunEventsInput = z.infer<typeof listRunEventsInput>;

@@ -1,0 +1,55 @@
+import type { RecoveryState, RunEventType, RunMetadata, RunStatus, StepKind, StepStatus } from "@oah/core";
+import type { ExecutorName, RunPriority } from "./inputs";
+
+/** A run as the API returns it (SPEC §4). Times are ISO-8601 strings. */
+export interface Run {
+  id: string;
+  sessionId: string;
+  /** Position in the session, in submission order (1, 2, …). */
+  seq: number;
+  workspaceId: string;
+  parentRunId: string | null;
+  priority: RunPriority;
+  executor: ExecutorName;
+  input: unknown;
+  output: unknown;
+  status: RunStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  heartbeatAt: string | null;
+  endedAt: string | null;
+  cancelRequestedAt: string | null;
+  timeoutMs: number;
+  workerId: string | null;
+  attempt: number;
+  recoveryState: RecoveryState | null;
+  metadata: RunMetadata;
+}
+
+export interface RunEvent {
+  id: number;
+  runId: string;
+  type: RunEventType;
+  at: string;
+  data: Record<string, unknown> | null;
+}
+
+export interface RunStep {
+  id: number;
+  runId: string;
+  kind: StepKind;
+  name: string;
+  status: StepStatus;
+  startedAt: string;
+  endedAt: string | null;
+  output: unknown;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export interface CancelResult {
+  runId: string;
+  status: RunStatus;
+}

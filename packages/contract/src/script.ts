@@ -1,0 +1,54 @@
+import { RUN_ERROR_CODES } from "@oah/core";
+import { z } from "zod";
+
+const DAY_MS = 86_400_000;
+
+export const sleepStepSchema = z.strictObject({
+  type: z.literal("sleep"),
+  ms: z.int().min(0).max(DAY_MS),
+});
+
+export const shellStepSchema = z.strictObject({
+  type: z.literal("shell"),
+  command: z.string().min(1).max(65_536),
+  timeoutMs: z.int().min(1).max(DAY_MS).optional(),
+  allowFailure: z.boolean().optional(),
+});
+
+export const failStepSchema = z.strictObject({
+  type: z.literal("fail"),
+  code: z.enum(RUN_ERROR_CODES).optional(),
+  message: z.string().max(4096).optional(),
+});
+
+export const outputStepSchema = z.strictObject({
+  type: z.literal("output"),
+  value: z.json(),
+});
+
+export const SUPPORTED_STEP_TYPES = ["sleep", "shell", "fail", "output"] as const;
+/** Step types of SPEC §12 that this version does not execute yet: refused, never accepted and ignored. */
+export const PLANNED_STEP_TYPES = ["wait_tool", "model", "hook"] as const;
+
+function stepTypeError(issue: { code: string; input?: unknown }): string | undefined {
+  if (issue.code !== "invalid_union") return undefined;
+  const type = (issue.input as { type?: unknown } | undefined)?.type;
+  if ((PLANNED_STEP_TYPES as readonly unknown[]).includes(type)) {
+    return `step type "${String(type)}" is not supported by this version yet`;
+  }
+  return `unknown step type ${JSON.stringify(type)}; expected one of ${SUPPORTED_STEP_TYPES.join(", ")}`;
+}
+
+export const scriptStepSchema = z.discriminatedUnion(
+  "type",
+  [sleepStepSchema, shellStepSchema, failStepSchema, outputStepSchema],
+  { error: stepTypeError },
+);
+
+export const scriptInputSchema = z.strictObject({
+  steps: z.array(scriptStepSchema).max(1000),
+});
+
+export type ScriptStep = z.infer<typeof scriptStepSchema>;
+export type ShellStep = z.infer<typeof shellStepSchema>;
+export type ScriptInput = z.infer<typeof scriptInputSchema>;

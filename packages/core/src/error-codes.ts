@@ -1,0 +1,58 @@
+/** Why a run failed or ended (SPEC §4). Stored in `runs.error_code`. */
+export const RUN_ERROR_CODES = [
+  "worker_recovery_failed",
+  "run_timed_out",
+  "tool_timed_out",
+  "tool_failed",
+  "model_timed_out",
+  "model_failed",
+  "hook_execution_failed",
+  "executor_failed",
+  "invalid_run_transition",
+] as const;
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
+
+/** Codes of refused operator requeues (SPEC §7, §12). */
+export const REQUEUE_ERROR_CODES = [
+  "run_requeue_invalid_status",
+  "run_requeue_not_supported",
+  "run_requeue_unavailable",
+  "run_requeue_failed",
+] as const;
+export type RequeueErrorCode = (typeof REQUEUE_ERROR_CODES)[number];
+
+/** Codes of the API's error envelope `{"error":{"code","message"}}`, with their HTTP status. */
+export const API_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  run_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_run_transition: 409,
+  run_requeue_invalid_status: 409,
+  run_requeue_not_supported: 409,
+  run_requeue_unavailable: 409,
+  run_requeue_failed: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  store_unavailable: 503,
+  shutting_down: 503,
+  internal_error: 500,
+} as const;
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+/** An error the API reports with its own code; anything else is an `internal_error`. */
+export class OahError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ApiErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "OahError";
+    this.code = code;
+    this.status = API_ERROR_STATUS[code];
+    this.details = details;
+  }
+}

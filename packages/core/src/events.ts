@@ -1,0 +1,33 @@
+export const RUN_EVENT_TYPES = [
+  "run.queued",
+  "run.started",
+  "run.waiting_tool",
+  "run.resumed",
+  "run.completed",
+  "run.failed",
+  "run.timed_out",
+  "run.cancelled",
+  "run.requeued",
+  "tool.started",
+  "tool.completed",
+  "tool.failed",
+  "model.started",
+  "model.completed",
+  "model.failed",
+  "hook.notice",
+] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+export const STEP_KINDS = ["system", "tool", "model", "hook"] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+export const STEP_STATUSES = ["running", "completed", "failed"] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** The event a run's move into a terminal status appends. */
+export const TERMINAL_EVENT = {
+  completed: "run.completed",
+  failed: "run.failed",
+  cancelled: "run.cancelled",
+  timed_out: "run.timed_out",
+} as const satisfies Record<string, RunEventType>;

@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+
+// Crockford base32, as in ULID: ids sort by creation time, byte-wise and as text.
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const TIME_CHARS = 10;
+const RANDOM_CHARS = 16;
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = "";
+  let rest = ms;
+  for (let i = 0; i < TIME_CHARS; i++) {
+    out = ALPHABET[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+function freshRandom(): number[] {
+  return Array.from(randomBytes(RANDOM_CHARS), (b) => b & 31);
+}
+
+/** Increments the random part so that ids made in the same millisecond still sort in creation order. */
+function increment(digits: number[]): number[] {
+  const next = [...digits];
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 31) {
+      next[i]!++;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return freshRandom();
+}
+
+/** A ULID: 26 characters, monotonic within this process. */
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom);
+  } else {
+    lastTime = now;
+    lastRandom = freshRandom();
+  }
+  return encodeTime(lastTime) + lastRandom.map((d) => ALPHABET[d]).join("");
+}
+
+export const newRunId = (): string => `run_${ulid()}`;

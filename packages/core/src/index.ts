@@ -1,0 +1,5 @@
+export * from "./error-codes";
+export * from "./events";
+export * from "./ids";
+export * from "./recovery";
+export * from "./run-status";

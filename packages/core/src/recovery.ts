@@ -1,0 +1,115 @@
+import type { ActiveStatus, RunStatus } from "./run-status";
+
+export const RECOVERY_STRATEGIES = ["fail", "requeue_running", "requeue_all"] as const;
+export type RecoveryStrategy = (typeof RECOVERY_STRATEGIES)[number];
+
+export const RECOVERY_STATES = ["requeued", "failed", "quarantined"] as const;
+export type RecoveryState = (typeof RECOVERY_STATES)[number];
+
+export const RECOVERY_REASONS = [
+  "automatic_requeue",
+  "manual_operator_requeue",
+  "fail_closed",
+  "max_attempts_exhausted",
+  "waiting_tool_manual_resume_required",
+  "requeue_unavailable",
+  "session_missing",
+] as const;
+export type RecoveryReason = (typeof RECOVERY_REASONS)[number];
+
+export interface DeadLetter {
+  status: "quarantined";
+  reason: RecoveryReason;
+  at: string;
+}
+
+/** `metadata.recovery`: kept in step with `metadata.recoveryAttempts` and the `recovery_state` column. */
+export interface RecoveryRecord {
+  state: RecoveryState;
+  strategy: RecoveryStrategy | "manual";
+  attempts: number;
+  maxAttempts: number;
+  /** The status the run had when recovery (or the operator) last acted on it. */
+  lastOutcome: { from: RunStatus; to: RunStatus };
+  lastRecoveredBy: string | null;
+  lastRecoveredAt: string | null;
+  reason: RecoveryReason;
+  manualRequeueCount: number;
+  lastManualRequeueAt: string | null;
+  lastManualRequeueBy: string | null;
+  deadLetter?: DeadLetter;
+}
+
+export interface RunMetadata {
+  recoveryAttempts?: number;
+  recovery?: RecoveryRecord;
+  [key: string]: unknown;
+}
+
+export interface RecoveryPolicy {
+  strategy: RecoveryStrategy;
+  maxAttempts: number;
+}
+
+export interface StaleRunFacts {
+  status: ActiveStatus;
+  /** Automatic requeues so far (`metadata.recoveryAttempts`). */
+  recoveryAttempts: number;
+  hasSession: boolean;
+  queueAvailable: boolean;
+}
+
+export type RecoveryDecision =
+  | { action: "requeue"; state: "requeued"; reason: "automatic_requeue" }
+  | { action: "fail"; state: "failed" | "quarantined"; reason: RecoveryReason };
+
+/**
+ * What recovery does with one stale active run (SPEC §7). `fail` is fail-closed by
+ * design (state `failed`); a requeue strategy that cannot requeue quarantines the
+ * run, because an operator has to look at it.
+ */
+export function decideStaleRunRecovery(facts: StaleRunFacts, policy: RecoveryPolicy): RecoveryDecision {
+  if (policy.strategy === "fail") return { action: "fail", state: "failed", reason: "fail_closed" };
+  if (facts.status === "waiting_tool" && policy.strategy === "requeue_running") {
+    return { action: "fail", state: "quarantined", reason: "waiting_tool_manual_resume_required" };
+  }
+  if (!facts.queueAvailable) return { action: "fail", state: "quarantined", reason: "requeue_unavailable" };
+  if (!facts.hasSession) return { action: "fail", state: "quarantined", reason: "session_missing" };
+  if (facts.recoveryAttempts >= policy.maxAttempts) {
+    return { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" };
+  }
+  return { action: "requeue", state: "requeued", reason: "automatic_requeue" };
+}
+
+export interface RecoveryContext {
+  policy: RecoveryPolicy;
+  from: ActiveStatus;
+  by: string;
+  at: Date;
+}
+
+/** The metadata a recovery decision leaves on the run: `recoveryAttempts` and `recovery` move together. */
+export function recordRecovery(
+  metadata: RunMetadata,
+  decision: RecoveryDecision,
+  ctx: RecoveryContext,
+): RunMetadata {
+  const previous = metadata.recovery;
+  const attempts = (metadata.recoveryAttempts ?? 0) + (decision.action === "requeue" ? 1 : 0);
+  const at = ctx.at.toISOString();
+  const recovery: RecoveryRecord = {
+    state: decision.state,
+    strategy: ctx.policy.strategy,
+    attempts,
+    maxAttempts: ctx.policy.maxAttempts,
+    lastOutcome: { from: ctx.from, to: decision.action === "requeue" ? "queued" : "failed" },
+    lastRecoveredBy: ctx.by,
+    lastRecoveredAt: at,
+    reason: decision.reason,
+    manualRequeueCount: previous?.manualRequeueCount ?? 0,
+    lastManualRequeueAt: previous?.lastManualRequeueAt ?? null,
+    lastManualRequeueBy: previous?.lastManualRequeueBy ?? null,
+  };
+  if (decision.state === "quarantined") recovery.deadLetter = { status: "quarantined", reason: decision.reason, at };
+  return { ...metadata, recoveryAttempts: attempts, recovery };
+}

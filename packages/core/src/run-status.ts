@@ -1,0 +1,64 @@
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "waiting_tool",
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const ACTIVE_STATUSES = ["running", "waiting_tool"] as const satisfies readonly RunStatus[];
+export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
+
+export const TERMINAL_STATUSES = ["completed", "failed", "cancelled", "timed_out"] as const satisfies readonly RunStatus[];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+
+export function isTerminal(status: RunStatus): status is TerminalStatus {
+  return (TERMINAL_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+export function isActive(status: RunStatus): status is ActiveStatus {
+  return (ACTIVE_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+/**
+ * Transitions an execution may make (SPEC §4). A status never moves to itself:
+ * running → running would mean a second execution of the same run.
+ */
+const EXECUTION_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
+  queued: ["running", "cancelled", "failed"],
+  running: ["waiting_tool", "completed", "failed", "cancelled", "timed_out"],
+  waiting_tool: ["running", "completed", "failed", "cancelled", "timed_out"],
+  completed: [],
+  failed: [],
+  cancelled: [],
+  timed_out: [],
+};
+
+/**
+ * The only ways back to `queued` (SPEC §7): automatic recovery of a stale active
+ * run, and an operator's manual requeue of a failed or timed-out run.
+ */
+const REQUEUE_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
+  queued: [],
+  running: ["queued"],
+  waiting_tool: ["queued"],
+  completed: [],
+  failed: ["queued"],
+  cancelled: [],
+  timed_out: ["queued"],
+};
+
+export type TransitionKind = "execution" | "requeue";
+
+export function canTransition(from: RunStatus, to: RunStatus, kind: TransitionKind = "execution"): boolean {
+  const table = kind === "execution" ? EXECUTION_TRANSITIONS : REQUEUE_TRANSITIONS;
+  return table[from].includes(to);
+}
+
+/** The statuses a run may be in for a move to `to` to be legal; used as the guard of conditional updates. */
+export function sourcesOf(to: RunStatus, kind: TransitionKind = "execution"): RunStatus[] {
+  return RUN_STATUSES.filter((from) => canTransition(from, to, kind));
+}

@@ -1,0 +1,3 @@
+export { openRunStore, type StoreLocation, sqliteFileFor } from "./open-store";
+export type * from "./run-store";
+export { SqlRunStore, type SqlRunStoreOptions } from "./sql-run-store";

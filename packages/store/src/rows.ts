@@ -1,0 +1,114 @@
+import type { ExecutorName, Run, RunEvent, RunPriority, RunStep } from "@oah/contract";
+import type { RecoveryState, RunEventType, RunMetadata, RunStatus, StepKind, StepStatus } from "@oah/core";
+
+export const RUN_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input, output,
+  status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
+  timeout_ms, worker_id, claim_token, attempt, recovery_state, metadata, idempotency_key, updated_at`;
+
+export interface RunRow {
+  id: string;
+  session_id: string;
+  seq: number;
+  queue_seq: number;
+  workspace_id: string;
+  parent_run_id: string | null;
+  priority: string;
+  executor: string;
+  input: unknown;
+  output: unknown;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  enqueued_at: number;
+  started_at: number | null;
+  heartbeat_at: number | null;
+  ended_at: number | null;
+  cancel_requested_at: number | null;
+  timeout_ms: number;
+  worker_id: string | null;
+  claim_token: string | null;
+  attempt: number;
+  recovery_state: string | null;
+  metadata: unknown;
+  idempotency_key: string | null;
+  updated_at: number;
+}
+
+export interface EventRow {
+  id: number;
+  run_id: string;
+  type: string;
+  at: number;
+  data: unknown;
+}
+
+export interface StepRow {
+  id: number;
+  run_id: string;
+  kind: string;
+  name: string;
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  output: unknown;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+type DecodeJson = (value: unknown) => unknown;
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function decodeRun(row: RunRow, json: DecodeJson): Run {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    seq: row.seq,
+    workspaceId: row.workspace_id,
+    parentRunId: row.parent_run_id,
+    priority: row.priority as RunPriority,
+    executor: row.executor as ExecutorName,
+    input: json(row.input),
+    output: json(row.output) ?? null,
+    status: row.status as RunStatus,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    createdAt: iso(row.created_at),
+    startedAt: isoOrNull(row.started_at),
+    heartbeatAt: isoOrNull(row.heartbeat_at),
+    endedAt: isoOrNull(row.ended_at),
+    cancelRequestedAt: isoOrNull(row.cancel_requested_at),
+    timeoutMs: row.timeout_ms,
+    workerId: row.worker_id,
+    attempt: row.attempt,
+    recoveryState: row.recovery_state as RecoveryState | null,
+    metadata: (json(row.metadata) ?? {}) as RunMetadata,
+  };
+}
+
+export function decodeEvent(row: EventRow, json: DecodeJson): RunEvent {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    type: row.type as RunEventType,
+    at: iso(row.at),
+    data: (json(row.data) ?? null) as Record<string, unknown> | null,
+  };
+}
+
+export function decodeStep(row: StepRow, json: DecodeJson): RunStep {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    kind: row.kind as StepKind,
+    name: row.name,
+    status: row.status as StepStatus,
+    startedAt: iso(row.started_at),
+    endedAt: isoOrNull(row.ended_at),
+    output: json(row.output) ?? null,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+  };
+}

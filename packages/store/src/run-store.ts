@@ -1,0 +1,127 @@
+import type { ExecutorName, Run, RunEvent, RunPriority, RunStep } from "@oah/contract";
+import type {
+  RecoveryContext,
+  RecoveryDecision,
+  RunEventType,
+  RunStatus,
+  StepKind,
+  TerminalStatus,
+} from "@oah/core";
+
+export interface NewRun {
+  id: string;
+  sessionId: string;
+  workspaceId: string;
+  parentRunId: string | null;
+  priority: RunPriority;
+  executor: ExecutorName;
+  input: unknown;
+  timeoutMs: number;
+  idempotencyKey: string | null;
+}
+
+/** What a session queue needs to know of a queued run. */
+export interface QueueEntry {
+  runId: string;
+  sessionId: string;
+  /** Position in the session's queue; lower runs first. */
+  queueSeq: number;
+  priority: RunPriority;
+  /** When the run (re)entered the queue, epoch ms: the start of its queue wait. */
+  enqueuedAt: number;
+}
+
+/** The fencing identity of one execution: every write it makes is conditional on the token. */
+export interface Claim {
+  runId: string;
+  token: string;
+}
+
+export type StartResult =
+  | { kind: "started"; run: Run }
+  /** An earlier run of the session is still unfinished: this one must wait behind it. */
+  | { kind: "blocked" }
+  /** Not queued any more (cancelled, finished, or never committed): drop it from the queue. */
+  | { kind: "gone"; status: RunStatus | null };
+
+export interface RunOutcome {
+  status: TerminalStatus;
+  output?: unknown;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+export interface HeartbeatResult {
+  /** Claims whose run is no longer theirs: their executions must stop and write nothing more. */
+  fenced: string[];
+  /** Runs whose cancel was requested (the fallback when a cancel notification was missed). */
+  cancelRequested: string[];
+}
+
+export type CancelRequest =
+  | { kind: "cancelled"; run: Run }
+  | { kind: "requested"; run: Run }
+  | { kind: "terminal"; run: Run }
+  | { kind: "missing" };
+
+export interface StepStart {
+  kind: StepKind;
+  name: string;
+  at?: number;
+}
+
+export interface StepEnd {
+  status: "completed" | "failed";
+  output?: unknown;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+export interface StaleRunQuery {
+  /** Active runs whose last sign of life is older than this (epoch ms). */
+  lastSeenBefore: number;
+  limit: number;
+}
+
+export interface RecoveryRequest {
+  runId: string;
+  decision: RecoveryDecision;
+  context: RecoveryContext;
+  /** Re-checked under the row lock, so that a run that came back to life is left alone. */
+  lastSeenBefore: number;
+}
+
+/**
+ * The durable store of sessions, runs, events and steps: the source of truth.
+ * Status changes and their events are written in one transaction; every write
+ * an execution makes is fenced by its claim token.
+ */
+export interface RunStore {
+  readonly dialect: "postgres" | "sqlite";
+
+  createRun(run: NewRun): Promise<{ run: Run; created: boolean }>;
+  getRun(runId: string): Promise<Run | null>;
+  listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
+  listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
+  listRunSteps(runId: string): Promise<RunStep[]>;
+
+  /** Queued runs in queue order (session, then queueSeq), for rebuilding a queue. */
+  listQueuedRuns(page: { after?: { sessionId: string; queueSeq: number }; limit: number }): Promise<QueueEntry[]>;
+
+  startRun(claim: Claim, workerId: string): Promise<StartResult>;
+  heartbeat(claims: Claim[]): Promise<HeartbeatResult>;
+  /** Ends the run; null when the claim has been fenced out. */
+  finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null>;
+  appendEvent(claim: Claim, type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
+  startStep(claim: Claim, step: StepStart): Promise<number | null>;
+  finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean>;
+
+  requestCancel(runId: string): Promise<CancelRequest>;
+
+  findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
+  /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
+  recoverRun(request: RecoveryRequest): Promise<Run | null>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

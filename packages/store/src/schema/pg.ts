@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+
+// Times are epoch milliseconds in both dialects, so that one set of queries serves both.
+const ms = (name: string) => bigint(name, { mode: "number" });
+
+export const sessions = pgTable("sessions", {
+  id: text("id").primaryKey(),
+  lastSeq: integer("last_seq").notNull(),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    seq: integer("seq").notNull(),
+    queueSeq: integer("queue_seq").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    parentRunId: text("parent_run_id"),
+    priority: text("priority").notNull(),
+    executor: text("executor").notNull(),
+    input: jsonb("input").notNull(),
+    output: jsonb("output"),
+    status: text("status").notNull(),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    createdAt: ms("created_at").notNull(),
+    enqueuedAt: ms("enqueued_at").notNull(),
+    startedAt: ms("started_at"),
+    heartbeatAt: ms("heartbeat_at"),
+    endedAt: ms("ended_at"),
+    cancelRequestedAt: ms("cancel_requested_at"),
+    timeoutMs: integer("timeout_ms").notNull(),
+    workerId: text("worker_id"),
+    claimToken: text("claim_token"),
+    attempt: integer("attempt").notNull().default(0),
+    recoveryState: text("recovery_state"),
+    metadata: jsonb("metadata").notNull(),
+    idempotencyKey: text("idempotency_key"),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("runs_session_seq_uq").on(t.sessionId, t.seq),
+    uniqueIndex("runs_session_idempotency_uq")
+      .on(t.sessionId, t.idempotencyKey)
+      .where(sql`idempotency_key IS NOT NULL`),
+    // Unfinished runs of a session in queue order: the start guard and queue rebuilds read only these.
+    index("runs_session_unfinished_idx")
+      .on(t.sessionId, t.queueSeq)
+      .where(sql`status IN ('queued', 'running', 'waiting_tool')`),
+    index("runs_created_idx").on(t.createdAt, t.id),
+    index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),
+    index("runs_recovery_state_created_idx").on(t.recoveryState, t.createdAt, t.id),
+    index("runs_active_heartbeat_idx")
+      .on(t.status, t.heartbeatAt)
+      .where(sql`status IN ('running', 'waiting_tool')`),
+  ],
+);
+
+export const runEvents = pgTable(
+  "run_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    at: ms("at").notNull(),
+    data: jsonb("data"),
+  },
+  (t) => [index("run_events_run_idx").on(t.runId, t.id)],
+);
+
+export const runSteps = pgTable(
+  "run_steps",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    startedAt: ms("started_at").notNull(),
+    endedAt: ms("ended_at"),
+    output: jsonb("output"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+  },
+  (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
+);

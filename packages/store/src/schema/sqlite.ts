@@ -1,0 +1,96 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// The same tables as schema/pg.ts, column for column: times in epoch milliseconds, JSON as text.
+const json = (name: string) => text(name, { mode: "json" });
+
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  lastSeq: integer("last_seq").notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    seq: integer("seq").notNull(),
+    queueSeq: integer("queue_seq").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    parentRunId: text("parent_run_id"),
+    priority: text("priority").notNull(),
+    executor: text("executor").notNull(),
+    input: json("input").notNull(),
+    output: json("output"),
+    status: text("status").notNull(),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    createdAt: integer("created_at").notNull(),
+    enqueuedAt: integer("enqueued_at").notNull(),
+    startedAt: integer("started_at"),
+    heartbeatAt: integer("heartbeat_at"),
+    endedAt: integer("ended_at"),
+    cancelRequestedAt: integer("cancel_requested_at"),
+    timeoutMs: integer("timeout_ms").notNull(),
+    workerId: text("worker_id"),
+    claimToken: text("claim_token"),
+    attempt: integer("attempt").notNull().default(0),
+    recoveryState: text("recovery_state"),
+    metadata: json("metadata").notNull(),
+    idempotencyKey: text("idempotency_key"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("runs_session_seq_uq").on(t.sessionId, t.seq),
+    uniqueIndex("runs_session_idempotency_uq")
+      .on(t.sessionId, t.idempotencyKey)
+      .where(sql`idempotency_key IS NOT NULL`),
+    index("runs_session_unfinished_idx")
+      .on(t.sessionId, t.queueSeq)
+      .where(sql`status IN ('queued', 'running', 'waiting_tool')`),
+    index("runs_created_idx").on(t.createdAt, t.id),
+    index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),
+    index("runs_recovery_state_created_idx").on(t.recoveryState, t.createdAt, t.id),
+    index("runs_active_heartbeat_idx")
+      .on(t.status, t.heartbeatAt)
+      .where(sql`status IN ('running', 'waiting_tool')`),
+  ],
+);
+
+export const runEvents = sqliteTable(
+  "run_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    at: integer("at").notNull(),
+    data: json("data"),
+  },
+  (t) => [index("run_events_run_idx").on(t.runId, t.id)],
+);
+
+export const runSteps = sqliteTable(
+  "run_steps",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    startedAt: integer("started_at").notNull(),
+    endedAt: integer("ended_at"),
+    output: json("output"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+  },
+  (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
+);

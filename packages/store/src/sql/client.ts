@@ -1,0 +1,30 @@
+import type { SQL } from "drizzle-orm";
+
+/**
+ * The one seam between the store's queries and a database. The queries are
+ * written once, as drizzle `sql` templates in the common dialect of PostgreSQL
+ * and SQLite; a client renders them for its dialect and runs them.
+ */
+export interface SqlClient {
+  readonly dialect: "postgres" | "sqlite";
+  /** Rows of a query (a statement with RETURNING included). */
+  all<T>(query: SQL): Promise<T[]>;
+  /** Runs a statement; resolves to the number of rows it changed. */
+  run(query: SQL): Promise<number>;
+  /** Runs `fn` in one transaction; throwing `Rollback` undoes it and resolves to its value. */
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /** A JSON value as a query parameter, typed for the dialect's JSON column. */
+  json(value: unknown): SQL;
+  /** `FOR UPDATE` where the dialect has row locks; SQLite's write transactions lock the whole file. */
+  readonly forUpdate: SQL;
+  /** JSON column values as they come back from the driver, decoded. */
+  decodeJson(value: unknown): unknown;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Rollback<T> extends Error {
+  constructor(readonly value: T) {
+    super("rollback");
+  }
+}

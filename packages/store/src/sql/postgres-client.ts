@@ -1,0 +1,115 @@
+import { type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import { PgDialect } from "drizzle-orm/pg-core";
+import pg from "pg";
+import { Rollback, type SqlClient } from "./client";
+import { storeUnavailable } from "./errors";
+
+const dialect = new PgDialect();
+
+// int8 columns hold epoch milliseconds and ids, well inside Number's exact range.
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
+
+// Any fixed key: held while migrating so that hosts starting together migrate once.
+const MIGRATION_LOCK_KEY = 7_214_300_551;
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+class PostgresConnection implements SqlClient {
+  readonly dialect = "postgres" as const;
+  readonly forUpdate = sql`FOR UPDATE`;
+
+  constructor(
+    protected readonly db: Queryable,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  async all<T>(query: SQL): Promise<T[]> {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    try {
+      const result = await this.db.query(text, params);
+      return result.rows as T[];
+    } catch (error) {
+      throw storeUnavailable(error) ?? error;
+    }
+  }
+
+  async run(query: SQL): Promise<number> {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    try {
+      const result = await this.db.query(text, params);
+      return result.rowCount ?? 0;
+    } catch (error) {
+      throw storeUnavailable(error) ?? error;
+    }
+  }
+
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeUnavailable(error) ?? error;
+    }
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const value = await fn(new PostgresConnection(client, this.pool));
+      await client.query("COMMIT");
+      return value;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        broken = true;
+      }
+      if (error instanceof Rollback) return error.value as T;
+      throw storeUnavailable(error) ?? error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  json(value: unknown): SQL {
+    return value === undefined || value === null ? sql`NULL` : sql`CAST(${JSON.stringify(value)} AS jsonb)`;
+  }
+
+  decodeJson(value: unknown): unknown {
+    return value;
+  }
+
+  async ping(): Promise<void> {
+    await this.all(sql`SELECT 1`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+export async function openPostgres(url: string, migrationsFolder: string): Promise<SqlClient> {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5_000 });
+  // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end();
+    throw storeUnavailable(error) ?? error;
+  }
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    await migrate(drizzle({ client }), { migrationsFolder });
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+    client.release();
+  }
+  return new PostgresConnection(pool, pool);
+}

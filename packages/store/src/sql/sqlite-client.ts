@@ -1,0 +1,127 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { Rollback, type SqlClient } from "./client";
+
+const dialect = new SQLiteSyncDialect();
+const STATEMENT_CACHE_SIZE = 256;
+
+/** Serialises async work: one connection, so a transaction must not interleave with other statements. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  async lock<T>(fn: () => Promise<T>): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+function bindable(params: unknown[]): unknown[] {
+  return params.map((p) => (p === undefined ? null : typeof p === "boolean" ? Number(p) : p));
+}
+
+class SqliteStatements {
+  private readonly cache = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  prepare(query: SQL): { statement: Database.Statement; params: unknown[] } {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    let statement = this.cache.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      if (this.cache.size >= STATEMENT_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(text, statement);
+    }
+    return { statement, params: bindable(params) };
+  }
+}
+
+class SqliteConnection implements SqlClient {
+  readonly dialect = "sqlite" as const;
+  readonly forUpdate = sql``;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: SqliteStatements,
+    /** Present outside a transaction: every statement waits for open transactions to end. */
+    private readonly mutex: Mutex | null,
+  ) {}
+
+  private exclusive<T>(fn: () => T): Promise<T> {
+    return this.mutex ? this.mutex.lock(async () => fn()) : Promise.resolve().then(fn);
+  }
+
+  all<T>(query: SQL): Promise<T[]> {
+    return this.exclusive(() => {
+      const { statement, params } = this.statements.prepare(query);
+      if (statement.reader) return statement.all(...params) as T[];
+      statement.run(...params);
+      return [];
+    });
+  }
+
+  run(query: SQL): Promise<number> {
+    return this.exclusive(() => {
+      const { statement, params } = this.statements.prepare(query);
+      if (statement.reader) return statement.all(...params).length;
+      return statement.run(...params).changes;
+    });
+  }
+
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+    if (!this.mutex) throw new Error("nested transactions are not supported");
+    return this.mutex.lock(async () => {
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const value = await fn(new SqliteConnection(this.db, this.statements, null));
+        this.db.exec("COMMIT");
+        return value;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        if (error instanceof Rollback) return error.value as T;
+        throw error;
+      }
+    });
+  }
+
+  json(value: unknown): SQL {
+    return value === undefined || value === null ? sql`NULL` : sql`${JSON.stringify(value)}`;
+  }
+
+  decodeJson(value: unknown): unknown {
+    return typeof value === "string" ? JSON.parse(value) : value;
+  }
+
+  async ping(): Promise<void> {
+    await this.all(sql`SELECT 1`);
+  }
+
+  async close(): Promise<void> {
+    await this.mutex?.lock(async () => this.db.close());
+  }
+}
+
+export function openSqlite(file: string, migrationsFolder: string): SqlClient {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(drizzle({ client: db }), { migrationsFolder });
+  return new SqliteConnection(db, new SqliteStatements(db), new Mutex());
+}

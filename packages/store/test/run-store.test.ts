@@ -1,0 +1,214 @@
+import type { NewRun, RunStore } from "@oah/store";
+import { createTestStore, STORE_KINDS, type TestStore } from "@oah/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let counter = 0;
+function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewRun {
+  counter++;
+  return {
+    id: `run_01JTEST${String(counter).padStart(19, "0")}`,
+    sessionId,
+    workspaceId: "default",
+    parentRunId: null,
+    priority: "normal",
+    executor: "script",
+    input: { steps: [] },
+    timeoutMs: 60_000,
+    idempotencyKey: null,
+    ...overrides,
+  };
+}
+
+describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
+  let t: TestStore;
+  let store: RunStore;
+  let clock = 1_700_000_000_000;
+
+  beforeAll(async () => {
+    t = await createTestStore(kind, { now: () => clock });
+    store = t.store;
+  });
+  afterAll(() => t?.dispose());
+
+  it("numbers a session's runs in submission order and records run.queued", async () => {
+    const a = await store.createRun(newRun("s-order"));
+    const b = await store.createRun(newRun("s-order"));
+    const other = await store.createRun(newRun("s-other"));
+    expect([a.run.seq, b.run.seq, other.run.seq]).toEqual([1, 2, 1]);
+    expect(a.run).toMatchObject({ status: "queued", attempt: 0, startedAt: null, metadata: {}, recoveryState: null });
+    expect((await store.listSessionRuns("s-order", { limit: 10 })).map((r) => r.id)).toEqual([a.run.id, b.run.id]);
+    const events = await store.listRunEvents(a.run.id, { limit: 10 });
+    expect(events.map((e) => e.type)).toEqual(["run.queued"]);
+  });
+
+  it("returns the existing run for a repeated idempotency key, without using a position", async () => {
+    const first = await store.createRun(newRun("s-idem", { idempotencyKey: "k1" }));
+    const again = await store.createRun(newRun("s-idem", { idempotencyKey: "k1" }));
+    const next = await store.createRun(newRun("s-idem", { idempotencyKey: "k2" }));
+    expect(first.created).toBe(true);
+    expect(again).toEqual({ run: first.run, created: false });
+    expect(next.run.seq).toBe(2);
+  });
+
+  it("numbers concurrent submissions to one session without gaps or repeats", async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, () => store.createRun(newRun("s-concurrent"))));
+    expect(results.map((r) => r.run.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  });
+
+  it("starts only the first unfinished run of a session, once", async () => {
+    const first = (await store.createRun(newRun("s-guard"))).run;
+    const second = (await store.createRun(newRun("s-guard"))).run;
+    expect(await store.startRun({ runId: second.id, token: "t2" }, "w1")).toEqual({ kind: "blocked" });
+    const started = await store.startRun({ runId: first.id, token: "t1" }, "w1");
+    expect(started.kind).toBe("started");
+    if (started.kind !== "started") return;
+    expect(started.run).toMatchObject({ status: "running", attempt: 1, workerId: "w1" });
+    expect(started.run.startedAt).not.toBeNull();
+    // A second start of the same run is refused: running → running would be a second execution.
+    expect(await store.startRun({ runId: first.id, token: "t1b" }, "w2")).toEqual({ kind: "gone", status: "running" });
+    expect(await store.startRun({ runId: second.id, token: "t2" }, "w1")).toEqual({ kind: "blocked" });
+    await store.finishRun({ runId: first.id, token: "t1" }, { status: "completed", output: { ok: true } });
+    expect((await store.startRun({ runId: second.id, token: "t2" }, "w1")).kind).toBe("started");
+    expect(await store.startRun({ runId: "run_missing", token: "x" }, "w1")).toEqual({ kind: "gone", status: null });
+  });
+
+  it("fences every write of an execution by its claim token", async () => {
+    const run = (await store.createRun(newRun("s-fence"))).run;
+    await store.startRun({ runId: run.id, token: "good" }, "w1");
+    const bad = { runId: run.id, token: "stolen" };
+    expect(await store.appendEvent(bad, "tool.started", { name: "x" })).toBe(false);
+    expect(await store.startStep(bad, { kind: "tool", name: "shell" })).toBeNull();
+    expect(await store.finishRun(bad, { status: "completed" })).toBeNull();
+    expect((await store.heartbeat([bad])).fenced).toEqual([run.id]);
+
+    const good = { runId: run.id, token: "good" };
+    expect(await store.appendEvent(good, "tool.started", { name: "x" })).toBe(true);
+    const stepId = await store.startStep(good, { kind: "tool", name: "shell" });
+    expect(stepId).toEqual(expect.any(Number));
+    expect(await store.finishStep(bad, stepId!, { status: "completed" })).toBe(false);
+    expect(await store.finishStep(good, stepId!, { status: "completed", output: { exitCode: 0 } })).toBe(true);
+    const done = await store.finishRun(good, { status: "failed", errorCode: "tool_failed", errorMessage: "boom" });
+    expect(done).toMatchObject({ status: "failed", errorCode: "tool_failed", errorMessage: "boom" });
+    // Once terminal, nothing more is written, not even by the owner.
+    expect(await store.appendEvent(good, "tool.completed")).toBe(false);
+    expect(await store.finishRun(good, { status: "completed" })).toBeNull();
+
+    const events = await store.listRunEvents(run.id, { limit: 100 });
+    expect(events.map((e) => e.type)).toEqual(["run.queued", "run.started", "tool.started", "run.failed"]);
+    expect(events[3]!.data).toEqual({ errorCode: "tool_failed", errorMessage: "boom" });
+    const steps = await store.listRunSteps(run.id);
+    expect(steps).toMatchObject([{ kind: "tool", name: "shell", status: "completed", output: { exitCode: 0 } }]);
+  });
+
+  it("batches heartbeats and reports fenced claims and requested cancels", async () => {
+    const a = (await store.createRun(newRun("s-hb-a"))).run;
+    const b = (await store.createRun(newRun("s-hb-b"))).run;
+    await store.startRun({ runId: a.id, token: "ta" }, "w");
+    await store.startRun({ runId: b.id, token: "tb" }, "w");
+    clock += 5_000;
+    expect(await store.requestCancel(b.id)).toMatchObject({ kind: "requested", run: { status: "running" } });
+    const result = await store.heartbeat([
+      { runId: a.id, token: "ta" },
+      { runId: b.id, token: "tb" },
+      { runId: a.id, token: "old" },
+    ]);
+    expect(result.cancelRequested).toEqual([b.id]);
+    expect(result.fenced).toEqual([a.id]); // only the claim with the stale token
+    expect((await store.getRun(a.id))!.heartbeatAt).toBe(new Date(clock).toISOString());
+  });
+
+  it("cancels a queued run at once and records only a request for a running one", async () => {
+    const queued = (await store.createRun(newRun("s-cancel"))).run;
+    const cancelled = await store.requestCancel(queued.id);
+    expect(cancelled).toMatchObject({ kind: "cancelled", run: { status: "cancelled", errorCode: null } });
+    expect(await store.requestCancel(queued.id)).toMatchObject({ kind: "terminal" });
+    expect(await store.requestCancel("run_nope")).toEqual({ kind: "missing" });
+    // The cancelled run no longer holds the session back.
+    const next = (await store.createRun(newRun("s-cancel"))).run;
+    expect((await store.startRun({ runId: next.id, token: "t" }, "w")).kind).toBe("started");
+    const done = await store.finishRun({ runId: next.id, token: "t" }, { status: "cancelled" });
+    expect(done?.status).toBe("cancelled");
+    expect((await store.listRunEvents(next.id, { limit: 10 })).map((e) => e.type)).toEqual([
+      "run.queued",
+      "run.started",
+      "run.cancelled",
+    ]);
+  });
+
+  it("lists queued runs in queue order, page by page", async () => {
+    const ids: string[] = [];
+    for (const s of ["q-b", "q-a", "q-b", "q-a"]) ids.push((await store.createRun(newRun(s))).run.id);
+    const all = [];
+    let after: { sessionId: string; queueSeq: number } | undefined;
+    for (;;) {
+      const page = await store.listQueuedRuns({ after, limit: 1 });
+      if (page.length === 0) break;
+      all.push(...page);
+      const last = page[page.length - 1]!;
+      after = { sessionId: last.sessionId, queueSeq: last.queueSeq };
+    }
+    const mine = all.filter((e) => e.sessionId.startsWith("q-"));
+    expect(mine.map((e) => e.runId)).toEqual([ids[1], ids[3], ids[0], ids[2]]);
+    expect(mine[0]).toMatchObject({ sessionId: "q-a", queueSeq: 1, priority: "normal" });
+  });
+
+  it("recovers a stale run: fail closed, or requeue at the front of its session", async () => {
+    const stale = (await store.createRun(newRun("s-rec"))).run;
+    const behind = (await store.createRun(newRun("s-rec"))).run;
+    await store.startRun({ runId: stale.id, token: "dead" }, "w-dead");
+    const lastSeenBefore = clock + 1;
+    const found = await store.findStaleRuns({ lastSeenBefore, limit: 100 });
+    expect(found.map((r) => r.id)).toContain(stale.id);
+    expect((await store.findStaleRuns({ lastSeenBefore: clock, limit: 100 })).map((r) => r.id)).not.toContain(
+      stale.id,
+    );
+
+    const context = { policy: { strategy: "requeue_running" as const, maxAttempts: 3 }, by: "host-1", at: new Date(clock) };
+    const requeued = await store.recoverRun({
+      runId: stale.id,
+      decision: { action: "requeue", state: "requeued", reason: "automatic_requeue" },
+      context: { ...context, from: "running" },
+      lastSeenBefore,
+    });
+    expect(requeued).toMatchObject({
+      status: "queued",
+      startedAt: null,
+      heartbeatAt: null,
+      recoveryState: "requeued",
+      metadata: { recoveryAttempts: 1, recovery: { state: "requeued", attempts: 1, reason: "automatic_requeue" } },
+    });
+    // The dead worker is fenced out; the run is first in its session again.
+    expect(await store.finishRun({ runId: stale.id, token: "dead" }, { status: "completed" })).toBeNull();
+    expect(await store.startRun({ runId: behind.id, token: "x" }, "w")).toEqual({ kind: "blocked" });
+    const queued = (await store.listQueuedRuns({ limit: 1000 })).filter((e) => e.sessionId === "s-rec");
+    expect(queued.map((e) => e.runId)).toEqual([stale.id, behind.id]);
+    const types = (await store.listRunEvents(stale.id, { limit: 100 })).map((e) => e.type);
+    expect(types.slice(-2)).toEqual(["run.requeued", "run.queued"]);
+    expect(await store.listRunSteps(stale.id)).toMatchObject([{ kind: "system", name: "run.requeued" }]);
+
+    await store.startRun({ runId: stale.id, token: "again" }, "w2");
+    clock += 10;
+    const failed = await store.recoverRun({
+      runId: stale.id,
+      decision: { action: "fail", state: "failed", reason: "fail_closed" },
+      context: { policy: { strategy: "fail", maxAttempts: 3 }, by: "host-1", at: new Date(clock), from: "running" },
+      lastSeenBefore: clock + 1,
+    });
+    expect(failed).toMatchObject({
+      status: "failed",
+      errorCode: "worker_recovery_failed",
+      recoveryState: "failed",
+      attempt: 2,
+      metadata: { recoveryAttempts: 1, recovery: { state: "failed", reason: "fail_closed" } },
+    });
+    // A run that is not stale any more (or not active) is left alone.
+    expect(
+      await store.recoverRun({
+        runId: stale.id,
+        decision: { action: "fail", state: "failed", reason: "fail_closed" },
+        context: { policy: { strategy: "fail", maxAttempts: 3 }, by: "h", at: new Date(clock), from: "running" },
+        lastSeenBefore: clock + 1,
+      }),
+    ).toBeNull();
+  });
+});
