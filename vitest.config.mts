@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    globalSetup: ["./vitest.global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The machine has two cores and the integration suites time real processes:

@@ -1,12 +1,10 @@
+import { RUN_PRIORITIES } from "@oah/core";
 import { z } from "zod";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { scriptInputSchema } from "./script";
 
 export const EXECUTORS = ["script"] as const;
 export type ExecutorName = (typeof EXECUTORS)[number];
-
-export const RUN_PRIORITIES = ["normal", "subagent"] as const;
-export type RunPriority = (typeof RUN_PRIORITIES)[number];
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,13 @@
-import type { RecoveryState, RunEventType, RunMetadata, RunStatus, StepKind, StepStatus } from "@oah/core";
-import type { ExecutorName, RunPriority } from "./inputs";
+import type {
+  RecoveryState,
+  RunEventType,
+  RunMetadata,
+  RunPriority,
+  RunStatus,
+  StepKind,
+  StepStatus,
+} from "@oah/core";
+import type { ExecutorName } from "./inputs";
 
 /** A run as the API returns it (SPEC §4). Times are ISO-8601 strings. */
 export interface Run {

@@ -1,5 +1,6 @@
 export * from "./error-codes";
 export * from "./events";
 export * from "./ids";
+export * from "./queue-entry";
 export * from "./recovery";
 export * from "./run-status";

@@ -110,6 +110,7 @@ export function recordRecovery(
     lastManualRequeueAt: previous?.lastManualRequeueAt ?? null,
     lastManualRequeueBy: previous?.lastManualRequeueBy ?? null,
   };
-  if (decision.state === "quarantined") recovery.deadLetter = { status: "quarantined", reason: decision.reason, at };
+  if (decision.state === "quarantined")
+    recovery.deadLetter = { status: "quarantined", reason: decision.reason, at };
   return { ...metadata, recoveryAttempts: attempts, recovery };
 }

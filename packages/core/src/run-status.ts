@@ -12,7 +12,12 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const ACTIVE_STATUSES = ["running", "waiting_tool"] as const satisfies readonly RunStatus[];
 export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
 
-export const TERMINAL_STATUSES = ["completed", "failed", "cancelled", "timed_out"] as const satisfies readonly RunStatus[];
+export const TERMINAL_STATUSES = [
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const satisfies readonly RunStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 
 export function isTerminal(status: RunStatus): status is TerminalStatus {

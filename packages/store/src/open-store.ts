@@ -16,7 +16,10 @@ export interface StoreLocation {
 export const sqliteFileFor = (dataDir: string): string => join(dataDir, ".openharness", "data", "history.db");
 
 /** Opens the store the configuration names, applying pending migrations first. */
-export async function openRunStore(location: StoreLocation, options: SqlRunStoreOptions = {}): Promise<RunStore> {
+export async function openRunStore(
+  location: StoreLocation,
+  options: SqlRunStoreOptions = {},
+): Promise<RunStore> {
   const client = location.databaseUrl
     ? await openPostgres(location.databaseUrl, join(location.migrationsDir, "pg"))
     : openSqlite(sqliteFileFor(location.dataDir), join(location.migrationsDir, "sqlite"));

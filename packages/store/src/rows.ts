@@ -1,5 +1,14 @@
-import type { ExecutorName, Run, RunEvent, RunPriority, RunStep } from "@oah/contract";
-import type { RecoveryState, RunEventType, RunMetadata, RunStatus, StepKind, StepStatus } from "@oah/core";
+import type { ExecutorName, Run, RunEvent, RunStep } from "@oah/contract";
+import type {
+  QueueEntry,
+  RecoveryState,
+  RunEventType,
+  RunMetadata,
+  RunPriority,
+  RunStatus,
+  StepKind,
+  StepStatus,
+} from "@oah/core";
 
 export const RUN_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input, output,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
@@ -110,5 +119,17 @@ export function decodeStep(row: StepRow, json: DecodeJson): RunStep {
     output: json(row.output) ?? null,
     errorCode: row.error_code,
     errorMessage: row.error_message,
+  };
+}
+
+export function entryOf(
+  row: Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">,
+): QueueEntry {
+  return {
+    runId: row.id,
+    sessionId: row.session_id,
+    queueSeq: row.queue_seq,
+    priority: row.priority as RunPriority,
+    enqueuedAt: row.enqueued_at,
   };
 }

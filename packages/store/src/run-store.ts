@@ -1,8 +1,10 @@
-import type { ExecutorName, Run, RunEvent, RunPriority, RunStep } from "@oah/contract";
+import type { ExecutorName, Run, RunEvent, RunStep } from "@oah/contract";
 import type {
+  QueueEntry,
   RecoveryContext,
   RecoveryDecision,
   RunEventType,
+  RunPriority,
   RunStatus,
   StepKind,
   TerminalStatus,
@@ -18,17 +20,6 @@ export interface NewRun {
   input: unknown;
   timeoutMs: number;
   idempotencyKey: string | null;
-}
-
-/** What a session queue needs to know of a queued run. */
-export interface QueueEntry {
-  runId: string;
-  sessionId: string;
-  /** Position in the session's queue; lower runs first. */
-  queueSeq: number;
-  priority: RunPriority;
-  /** When the run (re)entered the queue, epoch ms: the start of its queue wait. */
-  enqueuedAt: number;
 }
 
 /** The fencing identity of one execution: every write it makes is conditional on the token. */
@@ -83,6 +74,12 @@ export interface StaleRunQuery {
   limit: number;
 }
 
+export interface RecoveredRun {
+  run: Run;
+  /** Present when the run was requeued: where it goes back into its session's queue. */
+  queueEntry: QueueEntry | null;
+}
+
 export interface RecoveryRequest {
   runId: string;
   decision: RecoveryDecision;
@@ -99,14 +96,18 @@ export interface RecoveryRequest {
 export interface RunStore {
   readonly dialect: "postgres" | "sqlite";
 
-  createRun(run: NewRun): Promise<{ run: Run; created: boolean }>;
+  /** The new run and its queue entry; for a repeated idempotency key, the existing run (`created` false). */
+  createRun(run: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }>;
   getRun(runId: string): Promise<Run | null>;
   listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
   listRunSteps(runId: string): Promise<RunStep[]>;
 
   /** Queued runs in queue order (session, then queueSeq), for rebuilding a queue. */
-  listQueuedRuns(page: { after?: { sessionId: string; queueSeq: number }; limit: number }): Promise<QueueEntry[]>;
+  listQueuedRuns(page: {
+    after?: { sessionId: string; queueSeq: number };
+    limit: number;
+  }): Promise<QueueEntry[]>;
 
   startRun(claim: Claim, workerId: string): Promise<StartResult>;
   heartbeat(claims: Claim[]): Promise<HeartbeatResult>;
@@ -120,7 +121,7 @@ export interface RunStore {
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
-  recoverRun(request: RecoveryRequest): Promise<Run | null>;
+  recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 import type { Run, RunEvent, RunStep } from "@oah/contract";
 import {
   ACTIVE_STATUSES,
+  type QueueEntry,
   type RunEventType,
   type RunMetadata,
   type RunStatus,
@@ -14,6 +15,7 @@ import {
   decodeRun,
   decodeStep,
   type EventRow,
+  entryOf,
   RUN_COLUMNS,
   type RunRow,
   type StepRow,
@@ -23,7 +25,7 @@ import type {
   Claim,
   HeartbeatResult,
   NewRun,
-  QueueEntry,
+  RecoveredRun,
   RecoveryRequest,
   RunOutcome,
   RunStore,
@@ -81,7 +83,7 @@ export class SqlRunStore implements RunStore {
       VALUES (${runId}, ${type}, ${at}, ${tx.json(data)})`);
   }
 
-  async createRun(input: NewRun): Promise<{ run: Run; created: boolean }> {
+  async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
     const now = this.now();
     return this.db.transaction(async (tx) => {
       // The upsert takes the session's row lock: submissions to one session are numbered one at a time.
@@ -92,7 +94,8 @@ export class SqlRunStore implements RunStore {
       if (input.idempotencyKey !== null) {
         const [existing] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs
           WHERE session_id = ${input.sessionId} AND idempotency_key = ${input.idempotencyKey}`);
-        if (existing) throw new Rollback({ run: this.run(existing), created: false });
+        if (existing)
+          throw new Rollback({ run: this.run(existing), created: false, queueEntry: entryOf(existing) });
       }
       const seq = session!.last_seq;
       const [row] = await tx.all<RunRow>(sql`
@@ -103,7 +106,7 @@ export class SqlRunStore implements RunStore {
           0, ${tx.json({})}, ${input.idempotencyKey}, ${now})
         RETURNING ${columns}`);
       await this.insertEvent(tx, input.id, "run.queued", now, { seq, priority: input.priority });
-      return { run: this.run(row!), created: true };
+      return { run: this.run(row!), created: true, queueEntry: entryOf(row!) };
     });
   }
 
@@ -125,7 +128,8 @@ export class SqlRunStore implements RunStore {
   }
 
   async listRunSteps(runId: string): Promise<RunStep[]> {
-    const rows = await this.db.all<StepRow>(sql`SELECT id, run_id, kind, name, status, started_at, ended_at, output,
+    const rows =
+      await this.db.all<StepRow>(sql`SELECT id, run_id, kind, name, status, started_at, ended_at, output,
       error_code, error_message FROM run_steps WHERE run_id = ${runId} ORDER BY id`);
     return rows.map((r) => decodeStep(r, (v) => this.db.decodeJson(v)));
   }
@@ -138,22 +142,12 @@ export class SqlRunStore implements RunStore {
       ? sql`AND (session_id > ${page.after.sessionId} OR (session_id = ${page.after.sessionId} AND queue_seq > ${page.after.queueSeq}))`
       : sql``;
     // The redundant IN term lets SQLite pick the partial index of unfinished runs.
-    const rows = await this.db.all<{
-      id: string;
-      session_id: string;
-      queue_seq: number;
-      priority: QueueEntry["priority"];
-      enqueued_at: number;
-    }>(sql`SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs
+    const rows = await this.db.all<
+      Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">
+    >(sql`SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs
       WHERE status IN (${UNFINISHED}) AND status = 'queued' ${after}
       ORDER BY session_id, queue_seq LIMIT ${page.limit}`);
-    return rows.map((r) => ({
-      runId: r.id,
-      sessionId: r.session_id,
-      queueSeq: r.queue_seq,
-      priority: r.priority,
-      enqueuedAt: r.enqueued_at,
-    }));
+    return rows.map(entryOf);
   }
 
   async startRun(claim: Claim, workerId: string): Promise<StartResult> {
@@ -172,7 +166,9 @@ export class SqlRunStore implements RunStore {
         await this.insertEvent(tx, claim.runId, "run.started", now, { workerId, attempt: row.attempt });
         return { kind: "started", run: this.run(row) } as const;
       }
-      const [current] = await tx.all<{ status: RunStatus }>(sql`SELECT status FROM runs WHERE id = ${claim.runId}`);
+      const [current] = await tx.all<{ status: RunStatus }>(
+        sql`SELECT status FROM runs WHERE id = ${claim.runId}`,
+      );
       if (current?.status === "queued") return { kind: "blocked" } as const;
       return { kind: "gone", status: current?.status ?? null } as const;
     });
@@ -185,7 +181,11 @@ export class SqlRunStore implements RunStore {
       claims.map((c) => sql`(${c.runId}, ${c.token})`),
       sql`, `,
     );
-    const rows = await this.db.all<{ id: string; claim_token: string; cancel_requested_at: number | null }>(sql`
+    const rows = await this.db.all<{
+      id: string;
+      claim_token: string;
+      cancel_requested_at: number | null;
+    }>(sql`
       UPDATE runs SET heartbeat_at = ${now}
       WHERE status IN (${ACTIVE}) AND (id, claim_token) IN (VALUES ${pairs})
       RETURNING id, claim_token, cancel_requested_at`);
@@ -226,14 +226,17 @@ export class SqlRunStore implements RunStore {
   }
 
   async startStep(claim: Claim, step: StepStart): Promise<number | null> {
-    const [row] = await this.db.all<{ id: number }>(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at)
+    const [row] = await this.db.all<{
+      id: number;
+    }>(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at)
       SELECT ${claim.runId}, ${step.kind}, ${step.name}, 'running', CAST(${step.at ?? this.now()} AS BIGINT)
       WHERE ${this.owns(claim)} RETURNING id`);
     return row?.id ?? null;
   }
 
   async finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean> {
-    const changed = await this.db.run(sql`UPDATE run_steps SET status = ${end.status}, ended_at = ${this.now()},
+    const changed =
+      await this.db.run(sql`UPDATE run_steps SET status = ${end.status}, ended_at = ${this.now()},
         output = ${this.db.json(end.output)}, error_code = ${end.errorCode ?? null},
         error_message = ${end.errorMessage ?? null}
       WHERE id = ${stepId} AND run_id = ${claim.runId} AND ${this.owns(claim)}`);
@@ -243,10 +246,13 @@ export class SqlRunStore implements RunStore {
   async requestCancel(runId: string): Promise<CancelRequest> {
     const now = this.now();
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`);
+      const [row] = await tx.all<RunRow>(
+        sql`SELECT ${columns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+      );
       if (!row) return { kind: "missing" } as const;
       if (row.status === "queued") {
-        const [cancelled] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', cancel_requested_at = ${now},
+        const [cancelled] =
+          await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', cancel_requested_at = ${now},
             ended_at = ${now}, updated_at = ${now}
           WHERE id = ${runId} RETURNING ${columns}`);
         await this.insertEvent(tx, runId, "run.cancelled", now, { while: "queued" });
@@ -269,7 +275,7 @@ export class SqlRunStore implements RunStore {
     return rows.map((r) => this.run(r));
   }
 
-  async recoverRun(request: RecoveryRequest): Promise<Run | null> {
+  async recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {
     const now = this.now();
     const { decision, context } = request;
     return this.db.transaction(async (tx) => {
@@ -278,11 +284,10 @@ export class SqlRunStore implements RunStore {
           AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
         ${tx.forUpdate}`);
       if (!row) return null;
-      const metadata = recordRecovery(
-        (tx.decodeJson(row.metadata) ?? {}) as RunMetadata,
-        decision,
-        { ...context, from: row.status as "running" | "waiting_tool" },
-      );
+      const metadata = recordRecovery((tx.decodeJson(row.metadata) ?? {}) as RunMetadata, decision, {
+        ...context,
+        from: row.status as "running" | "waiting_tool",
+      });
       const recovery = metadata.recovery!;
       // Clearing the claim token fences out the execution that went stale, should it wake up.
       if (decision.action === "requeue") {
@@ -296,7 +301,7 @@ export class SqlRunStore implements RunStore {
         await this.insertEvent(tx, request.runId, "run.queued", now, data);
         await tx.run(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at, ended_at, output)
           VALUES (${request.runId}, 'system', 'run.requeued', 'completed', ${now}, ${now}, ${tx.json(data)})`);
-        return this.run(requeued!);
+        return { run: this.run(requeued!), queueEntry: entryOf(requeued!) };
       }
       const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
       const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'failed',
@@ -309,7 +314,7 @@ export class SqlRunStore implements RunStore {
         reason: recovery.reason,
         recoveryState: recovery.state,
       });
-      return this.run(failed!);
+      return { run: this.run(failed!), queueEntry: null };
     });
   }
 

@@ -35,8 +35,17 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const b = await store.createRun(newRun("s-order"));
     const other = await store.createRun(newRun("s-other"));
     expect([a.run.seq, b.run.seq, other.run.seq]).toEqual([1, 2, 1]);
-    expect(a.run).toMatchObject({ status: "queued", attempt: 0, startedAt: null, metadata: {}, recoveryState: null });
-    expect((await store.listSessionRuns("s-order", { limit: 10 })).map((r) => r.id)).toEqual([a.run.id, b.run.id]);
+    expect(a.run).toMatchObject({
+      status: "queued",
+      attempt: 0,
+      startedAt: null,
+      metadata: {},
+      recoveryState: null,
+    });
+    expect((await store.listSessionRuns("s-order", { limit: 10 })).map((r) => r.id)).toEqual([
+      a.run.id,
+      b.run.id,
+    ]);
     const events = await store.listRunEvents(a.run.id, { limit: 10 });
     expect(events.map((e) => e.type)).toEqual(["run.queued"]);
   });
@@ -46,13 +55,17 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const again = await store.createRun(newRun("s-idem", { idempotencyKey: "k1" }));
     const next = await store.createRun(newRun("s-idem", { idempotencyKey: "k2" }));
     expect(first.created).toBe(true);
-    expect(again).toEqual({ run: first.run, created: false });
+    expect(again).toMatchObject({ run: first.run, created: false });
     expect(next.run.seq).toBe(2);
   });
 
   it("numbers concurrent submissions to one session without gaps or repeats", async () => {
-    const results = await Promise.all(Array.from({ length: 30 }, () => store.createRun(newRun("s-concurrent"))));
-    expect(results.map((r) => r.run.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => store.createRun(newRun("s-concurrent"))),
+    );
+    expect(results.map((r) => r.run.seq).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
   });
 
   it("starts only the first unfinished run of a session, once", async () => {
@@ -65,11 +78,17 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(started.run).toMatchObject({ status: "running", attempt: 1, workerId: "w1" });
     expect(started.run.startedAt).not.toBeNull();
     // A second start of the same run is refused: running → running would be a second execution.
-    expect(await store.startRun({ runId: first.id, token: "t1b" }, "w2")).toEqual({ kind: "gone", status: "running" });
+    expect(await store.startRun({ runId: first.id, token: "t1b" }, "w2")).toEqual({
+      kind: "gone",
+      status: "running",
+    });
     expect(await store.startRun({ runId: second.id, token: "t2" }, "w1")).toEqual({ kind: "blocked" });
     await store.finishRun({ runId: first.id, token: "t1" }, { status: "completed", output: { ok: true } });
     expect((await store.startRun({ runId: second.id, token: "t2" }, "w1")).kind).toBe("started");
-    expect(await store.startRun({ runId: "run_missing", token: "x" }, "w1")).toEqual({ kind: "gone", status: null });
+    expect(await store.startRun({ runId: "run_missing", token: "x" }, "w1")).toEqual({
+      kind: "gone",
+      status: null,
+    });
   });
 
   it("fences every write of an execution by its claim token", async () => {
@@ -86,8 +105,14 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const stepId = await store.startStep(good, { kind: "tool", name: "shell" });
     expect(stepId).toEqual(expect.any(Number));
     expect(await store.finishStep(bad, stepId!, { status: "completed" })).toBe(false);
-    expect(await store.finishStep(good, stepId!, { status: "completed", output: { exitCode: 0 } })).toBe(true);
-    const done = await store.finishRun(good, { status: "failed", errorCode: "tool_failed", errorMessage: "boom" });
+    expect(await store.finishStep(good, stepId!, { status: "completed", output: { exitCode: 0 } })).toBe(
+      true,
+    );
+    const done = await store.finishRun(good, {
+      status: "failed",
+      errorCode: "tool_failed",
+      errorMessage: "boom",
+    });
     expect(done).toMatchObject({ status: "failed", errorCode: "tool_failed", errorMessage: "boom" });
     // Once terminal, nothing more is written, not even by the owner.
     expect(await store.appendEvent(good, "tool.completed")).toBe(false);
@@ -97,7 +122,9 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(events.map((e) => e.type)).toEqual(["run.queued", "run.started", "tool.started", "run.failed"]);
     expect(events[3]!.data).toEqual({ errorCode: "tool_failed", errorMessage: "boom" });
     const steps = await store.listRunSteps(run.id);
-    expect(steps).toMatchObject([{ kind: "tool", name: "shell", status: "completed", output: { exitCode: 0 } }]);
+    expect(steps).toMatchObject([
+      { kind: "tool", name: "shell", status: "completed", output: { exitCode: 0 } },
+    ]);
   });
 
   it("batches heartbeats and reports fenced claims and requested cancels", async () => {
@@ -163,19 +190,27 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       stale.id,
     );
 
-    const context = { policy: { strategy: "requeue_running" as const, maxAttempts: 3 }, by: "host-1", at: new Date(clock) };
+    const context = {
+      policy: { strategy: "requeue_running" as const, maxAttempts: 3 },
+      by: "host-1",
+      at: new Date(clock),
+    };
     const requeued = await store.recoverRun({
       runId: stale.id,
       decision: { action: "requeue", state: "requeued", reason: "automatic_requeue" },
       context: { ...context, from: "running" },
       lastSeenBefore,
     });
-    expect(requeued).toMatchObject({
+    expect(requeued?.queueEntry).toMatchObject({ runId: stale.id, sessionId: "s-rec", queueSeq: 1 });
+    expect(requeued?.run).toMatchObject({
       status: "queued",
       startedAt: null,
       heartbeatAt: null,
       recoveryState: "requeued",
-      metadata: { recoveryAttempts: 1, recovery: { state: "requeued", attempts: 1, reason: "automatic_requeue" } },
+      metadata: {
+        recoveryAttempts: 1,
+        recovery: { state: "requeued", attempts: 1, reason: "automatic_requeue" },
+      },
     });
     // The dead worker is fenced out; the run is first in its session again.
     expect(await store.finishRun({ runId: stale.id, token: "dead" }, { status: "completed" })).toBeNull();
@@ -191,10 +226,16 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const failed = await store.recoverRun({
       runId: stale.id,
       decision: { action: "fail", state: "failed", reason: "fail_closed" },
-      context: { policy: { strategy: "fail", maxAttempts: 3 }, by: "host-1", at: new Date(clock), from: "running" },
+      context: {
+        policy: { strategy: "fail", maxAttempts: 3 },
+        by: "host-1",
+        at: new Date(clock),
+        from: "running",
+      },
       lastSeenBefore: clock + 1,
     });
-    expect(failed).toMatchObject({
+    expect(failed?.queueEntry).toBeNull();
+    expect(failed?.run).toMatchObject({
       status: "failed",
       errorCode: "worker_recovery_failed",
       recoveryState: "failed",
@@ -206,7 +247,12 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       await store.recoverRun({
         runId: stale.id,
         decision: { action: "fail", state: "failed", reason: "fail_closed" },
-        context: { policy: { strategy: "fail", maxAttempts: 3 }, by: "h", at: new Date(clock), from: "running" },
+        context: {
+          policy: { strategy: "fail", maxAttempts: 3 },
+          by: "h",
+          at: new Date(clock),
+          from: "running",
+        },
         lastSeenBefore: clock + 1,
       }),
     ).toBeNull();

@@ -1,3 +1,5 @@
+export * from "./http";
 export * from "./paths";
 export * from "./postgres";
+export * from "./processes";
 export * from "./stores";

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The server the tests use: OAH_TEST_DATABASE_URL, else the local default of these machines. */
-export const POSTGRES_ADMIN_URL = process.env.OAH_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const POSTGRES_ADMIN_URL =
+  process.env.OAH_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export interface TestDatabase {
   url: string;

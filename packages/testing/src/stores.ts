@@ -1,40 +1,58 @@
 import { openRunStore, type RunStore, type SqlRunStoreOptions } from "@oah/store";
-import { MIGRATIONS_DIR, createTempDir } from "./paths";
+import { createTempDir, MIGRATIONS_DIR } from "./paths";
 import { createTestDatabase } from "./postgres";
 
 export type StoreKind = "sqlite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
 
-export interface TestStore {
-  store: RunStore;
-  /** What a process would be given to open the same store (OAH_DATABASE_URL / OAH_DATA_DIR). */
+export interface StoreEnv {
+  /** What a process is given to use this store: OAH_DATA_DIR, and OAH_DATABASE_URL for PostgreSQL. */
   env: Record<string, string>;
+  dataDir: string;
+  databaseUrl: string | undefined;
   dispose(): Promise<void>;
 }
 
-/** A fresh store of the given kind: a new SQLite file, or a new PostgreSQL database. */
-export async function createTestStore(kind: StoreKind, options: SqlRunStoreOptions = {}): Promise<TestStore> {
+/** A fresh, empty place for a store: a new data directory, and a new database for PostgreSQL. */
+export async function createStoreEnv(kind: StoreKind): Promise<StoreEnv> {
   const dir = createTempDir();
   if (kind === "sqlite") {
-    const store = await openRunStore({ dataDir: dir.path, migrationsDir: MIGRATIONS_DIR }, options);
     return {
-      store,
       env: { OAH_DATA_DIR: dir.path },
-      dispose: async () => {
-        await store.close();
-        dir.remove();
-      },
+      dataDir: dir.path,
+      databaseUrl: undefined,
+      dispose: async () => dir.remove(),
     };
   }
   const db = await createTestDatabase();
-  const store = await openRunStore({ databaseUrl: db.url, dataDir: dir.path, migrationsDir: MIGRATIONS_DIR }, options);
   return {
-    store,
-    env: { OAH_DATABASE_URL: db.url, OAH_DATA_DIR: dir.path },
+    env: { OAH_DATA_DIR: dir.path, OAH_DATABASE_URL: db.url },
+    dataDir: dir.path,
+    databaseUrl: db.url,
     dispose: async () => {
-      await store.close();
       await db.drop();
       dir.remove();
+    },
+  };
+}
+
+export interface TestStore {
+  store: RunStore;
+  dispose(): Promise<void>;
+}
+
+/** A fresh store of the given kind, opened in this process. */
+export async function createTestStore(kind: StoreKind, options: SqlRunStoreOptions = {}): Promise<TestStore> {
+  const place = await createStoreEnv(kind);
+  const store = await openRunStore(
+    { databaseUrl: place.databaseUrl, dataDir: place.dataDir, migrationsDir: MIGRATIONS_DIR },
+    options,
+  );
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      await place.dispose();
     },
   };
 }

@@ -28,3 +28,13 @@ export class Rollback<T> extends Error {
     super("rollback");
   }
 }
+
+/**
+ * JSON text for a parameter. NUL characters become U+FFFD: PostgreSQL's jsonb
+ * cannot hold them, and both stores must keep the same values.
+ */
+export function encodeJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "string" && v.includes("\0") ? v.replaceAll("\0", "\uFFFD") : v,
+  );
+}

@@ -1,7 +1,16 @@
 import { OahError } from "@oah/core";
 
 // Connection-class failures: the server is down, restarting, or refusing us.
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "57P01", "57P02", "57P03"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+]);
 
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

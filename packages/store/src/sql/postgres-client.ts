@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { Rollback, type SqlClient } from "./client";
+import { encodeJson, Rollback, type SqlClient } from "./client";
 import { storeUnavailable } from "./errors";
 
 const dialect = new PgDialect();
@@ -77,7 +77,7 @@ class PostgresConnection implements SqlClient {
   }
 
   json(value: unknown): SQL {
-    return value === undefined || value === null ? sql`NULL` : sql`CAST(${JSON.stringify(value)} AS jsonb)`;
+    return value === undefined || value === null ? sql`NULL` : sql`CAST(${encodeJson(value)} AS jsonb)`;
   }
 
   decodeJson(value: unknown): unknown {

@@ -5,7 +5,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { Rollback, type SqlClient } from "./client";
+import { encodeJson, Rollback, type SqlClient } from "./client";
 
 const dialect = new SQLiteSyncDialect();
 const STATEMENT_CACHE_SIZE = 256;
@@ -99,7 +99,7 @@ class SqliteConnection implements SqlClient {
   }
 
   json(value: unknown): SQL {
-    return value === undefined || value === null ? sql`NULL` : sql`${JSON.stringify(value)}`;
+    return value === undefined || value === null ? sql`NULL` : sql`${encodeJson(value)}`;
   }
 
   decodeJson(value: unknown): unknown {

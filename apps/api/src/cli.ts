@@ -1,0 +1,36 @@
+import { parseArgs } from "node:util";
+
+export interface ApiCliOptions {
+  apiOnly: boolean;
+  host?: string;
+  port?: number;
+  help: boolean;
+}
+
+export const API_USAGE = `usage: oah-api [--api-only] [--host H] [--port N]
+
+  --api-only   serve the API without workers (needs OAH_REDIS_URL and OAH_DATABASE_URL)
+  --host H     address to bind (OAH_HOST, default 127.0.0.1)
+  --port N     port to listen on (OAH_PORT, default 8787)
+
+Configuration is read from OAH_* environment variables; see README.md.`;
+
+export function parseApiArgs(argv: string[]): ApiCliOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "api-only": { type: "boolean", default: false },
+      host: { type: "string" },
+      port: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new Error(`--port must be 0-65535, got ${values.port}`);
+  }
+  return { apiOnly: values["api-only"], host: values.host, port, help: values.help };
+}

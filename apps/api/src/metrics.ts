@@ -1,0 +1,77 @@
+import type { EngineHooks, SlotSnapshot } from "@oah/engine";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export interface Metrics {
+  registry: Registry;
+  hooks: EngineHooks;
+  httpRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
+
+/** Prometheus metrics of one process: runs, queue wait, workers and HTTP. */
+export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
+  const submitted = new Counter({
+    name: "oah_runs_submitted_total",
+    help: "Runs accepted",
+    registers: [registry],
+  });
+  const started = new Counter({
+    name: "oah_runs_started_total",
+    help: "Executions started",
+    registers: [registry],
+  });
+  const finished = new Counter({
+    name: "oah_runs_finished_total",
+    help: "Runs ended by this host, by final status",
+    labelNames: ["status"],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "oah_run_duration_seconds",
+    help: "Execution time of runs ended by this host",
+    labelNames: ["status"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const queueWait = new Histogram({
+    name: "oah_queue_wait_seconds",
+    help: "Time from (re)queueing to start",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "oah_workers",
+    help: "Workers of this host by state",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const slot of slots()) this.inc({ state: slot.state });
+    },
+  });
+  const http = new Histogram({
+    name: "oah_http_request_duration_seconds",
+    help: "HTTP requests by route and status",
+    labelNames: ["method", "route", "status"],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
+  return {
+    registry,
+    hooks: {
+      runSubmitted: () => submitted.inc(),
+      runStarted: ({ queueWaitMs }) => {
+        started.inc();
+        queueWait.observe(queueWaitMs / 1000);
+      },
+      runFinished: ({ run, durationMs }) => {
+        finished.inc({ status: run.status });
+        duration.observe({ status: run.status }, durationMs / 1000);
+      },
+    },
+    httpRequest: (labels, seconds) => http.observe({ ...labels, status: String(labels.status) }, seconds),
+  };
+}

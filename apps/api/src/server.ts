@@ -1,0 +1,162 @@
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type ApiContext, appRouter, createCaller, matchRoute, toApiError } from "@oah/api";
+import { OahError } from "@oah/core";
+import type { Logger, RunEngine } from "@oah/engine";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { Metrics } from "./metrics";
+
+export interface ServerOptions {
+  engine: RunEngine;
+  metrics: Metrics;
+  logger: Logger;
+  apiToken: string | undefined;
+  maxBodyBytes: number;
+  /** False while starting and once shutting down: /readyz answers 503. */
+  isAccepting: () => boolean;
+}
+
+const PROBES = new Set(["/healthz", "/readyz"]);
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): number {
+  const { status, body } = toApiError(error);
+  sendJson(res, status, body, headers);
+  return status;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer (.+)$/i.exec(header ?? "");
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new OahError("payload_too_large", `the request body exceeds ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new OahError("payload_too_large", `the request body exceeds ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  const type = req.headers["content-type"];
+  if (type && !/^application\/json\b/i.test(type)) {
+    throw new OahError("unsupported_media_type", "the request body must be application/json");
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new OahError("invalid_json", "the request body is not valid JSON");
+  }
+}
+
+/**
+ * One HTTP server for the whole API: the HTTP paths of SPEC §12 and tRPC at
+ * /trpc, both answered by the same router, plus probes and metrics.
+ */
+export function createApiServer(options: ServerOptions): Server {
+  const { engine, metrics, logger, apiToken } = options;
+  const context: ApiContext = { engine };
+  const caller = createCaller(context);
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: "/trpc/",
+    maxBodySize: options.maxBodyBytes,
+    createContext: () => context,
+  });
+
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ): Promise<{ route: string; status: number }> {
+    const path = url.pathname;
+    if (path === "/healthz") {
+      sendJson(res, 200, { status: "ok" });
+      return { route: path, status: 200 };
+    }
+    if (path === "/readyz") {
+      let ready = options.isAccepting() && engine.ready;
+      if (ready)
+        ready = await engine.store.ping().then(
+          () => true,
+          () => false,
+        );
+      sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" });
+      return { route: path, status: ready ? 200 : 503 };
+    }
+    if (apiToken && !PROBES.has(path) && !tokenMatches(req.headers.authorization, apiToken)) {
+      const status = sendError(res, new OahError("unauthorized", "a valid bearer token is required"), {
+        "www-authenticate": 'Bearer realm="oah"',
+      });
+      return { route: "unauthorized", status };
+    }
+    if (path === "/metrics") {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { "content-type": metrics.registry.contentType });
+      res.end(text);
+      return { route: path, status: 200 };
+    }
+    if (path.startsWith("/trpc/")) {
+      await trpc(req, res);
+      return { route: "/trpc", status: res.statusCode };
+    }
+    const match = matchRoute(req.method ?? "GET", path);
+    if (match.kind === "none") {
+      return {
+        route: "not_found",
+        status: sendError(res, new OahError("not_found", `no route for ${path}`)),
+      };
+    }
+    if (match.kind === "method_not_allowed") {
+      const error = new OahError("method_not_allowed", `${req.method} is not allowed on ${path}`);
+      return { route: path, status: sendError(res, error, { allow: match.allowed.join(", ") }) };
+    }
+    const { route } = match;
+    const body = req.method === "POST" ? await readBody(req, options.maxBodyBytes) : undefined;
+    const query = Object.fromEntries(url.searchParams);
+    const result = await route.call(caller, { params: match.params, query, body });
+    const status = typeof route.status === "number" ? route.status : route.status(result as never);
+    sendJson(res, status, result);
+    return { route: route.path, status };
+  }
+
+  return createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    const url = new URL(req.url ?? "/", "http://localhost");
+    route(req, res, url)
+      .catch((error: unknown) => {
+        // A refused oversize body is left unread: close the connection rather than drain it.
+        const tooLarge = error instanceof OahError && error.code === "payload_too_large";
+        const status = res.headersSent
+          ? res.statusCode
+          : sendError(res, error, tooLarge ? { connection: "close" } : {});
+        if (status >= 500)
+          logger.error({ err: error, method: req.method, path: url.pathname }, "request failed");
+        return { route: "error", status };
+      })
+      .then((done) => {
+        const { status } = done;
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
+        const entry = { method: req.method, path: url.pathname, status, ms: Math.round(seconds * 1000) };
+        if (status >= 500) logger.warn(entry, "request");
+        else logger.debug(entry, "request");
+      });
+  });
+}

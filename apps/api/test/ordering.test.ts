@@ -1,0 +1,66 @@
+import type { Run } from "@oah/contract";
+import { STORE_KINDS, waitFor } from "@oah/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiUnderTest, isTerminal, sessionRuns, startApi, submit } from "./support";
+
+const SESSIONS = 20;
+const RUNS_PER_SESSION = 10;
+
+const ms = (iso: string | null) => Date.parse(iso ?? "");
+
+describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP API, on %s", (kind) => {
+  let t: ApiUnderTest;
+  beforeAll(async () => {
+    t = await startApi(kind, { OAH_WORKERS_MAX: "8" });
+  });
+  afterAll(() => t?.dispose());
+
+  it(`runs ${SESSIONS} sessions × ${RUNS_PER_SESSION} runs: serial and in order within a session, parallel across`, async () => {
+    const sessionIds = Array.from({ length: SESSIONS }, (_, i) => `order-${kind}-${i}`);
+    // Within a session each submission waits for the previous one: that is the submission order.
+    const submitted = await Promise.all(
+      sessionIds.map(async (sessionId) => {
+        const ids: string[] = [];
+        for (let i = 0; i < RUNS_PER_SESSION; i++) {
+          const run = await submit(t.client, sessionId, [
+            { type: "sleep", ms: 5 + Math.floor(Math.random() * 20) },
+          ]);
+          ids.push(run.id);
+        }
+        return ids;
+      }),
+    );
+
+    const finished = await waitFor(
+      "every run to end",
+      async () => {
+        const all = await Promise.all(sessionIds.map((s) => sessionRuns(t.client, s)));
+        return all.every((runs) => runs.length === RUNS_PER_SESSION && runs.every(isTerminal))
+          ? all
+          : undefined;
+      },
+      60_000,
+      200,
+    );
+
+    const everyRun: Run[] = [];
+    finished.forEach((runs, i) => {
+      expect(runs.map((r) => r.status)).toEqual(Array(RUNS_PER_SESSION).fill("completed"));
+      expect(runs.map((r) => r.id)).toEqual(submitted[i]);
+      expect(runs.map((r) => r.attempt)).toEqual(Array(RUNS_PER_SESSION).fill(1));
+      for (let k = 1; k < runs.length; k++) {
+        // The next run starts only once the previous one has ended: no overlap, submission order.
+        expect(ms(runs[k]!.startedAt)).toBeGreaterThanOrEqual(ms(runs[k - 1]!.endedAt));
+      }
+      everyRun.push(...runs);
+    });
+
+    const overlapping = everyRun.some((a) =>
+      everyRun.some(
+        (b) =>
+          a.sessionId !== b.sessionId && ms(a.startedAt) < ms(b.endedAt) && ms(b.startedAt) < ms(a.endedAt),
+      ),
+    );
+    expect(overlapping).toBe(true);
+  });
+});

@@ -1,0 +1,76 @@
+import { STORE_KINDS } from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ApiUnderTest,
+  eventTypes,
+  getRun,
+  isTerminal,
+  startApi,
+  submit,
+  waitForStatus,
+} from "./support";
+
+describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
+  let t: ApiUnderTest | undefined;
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+  });
+
+  async function interruptedScenario(stop: (t: ApiUnderTest) => Promise<void>) {
+    t = await startApi(kind, { OAH_WORKERS_MAX: "2", OAH_DRAIN_TIMEOUT_MS: "300" });
+    const session = "restart";
+    const interrupted = await submit(t.client, session, [{ type: "sleep", ms: 60_000 }]);
+    const queued = [
+      await submit(t.client, session, [{ type: "output", value: 1 }]),
+      await submit(t.client, session, [{ type: "output", value: 2 }]),
+    ];
+    // Another session, stuck behind two busy workers: still queued when the process stops.
+    const blockers = [
+      await submit(t.client, "blocker", [{ type: "sleep", ms: 60_000 }]),
+      await submit(t.client, "other", [{ type: "output", value: "other" }]),
+    ];
+    await waitForStatus(t.client, interrupted.id, (r) => r.status === "running");
+    await waitForStatus(t.client, blockers[0]!.id, (r) => r.status === "running");
+    expect((await getRun(t.client, blockers[1]!.id)).status).toBe("queued");
+
+    await stop(t);
+    await t.restart();
+
+    for (const run of [interrupted, blockers[0]!]) {
+      const failed = await waitForStatus(t.client, run.id, isTerminal);
+      expect(failed).toMatchObject({
+        status: "failed",
+        errorCode: "worker_recovery_failed",
+        recoveryState: "failed",
+        metadata: {
+          recoveryAttempts: 0,
+          recovery: { state: "failed", strategy: "fail", reason: "fail_closed" },
+        },
+      });
+      expect((await eventTypes(t.client, run.id)).slice(-1)).toEqual(["run.failed"]);
+    }
+    const done = await Promise.all(
+      [...queued, blockers[1]!].map((r) => waitForStatus(t!.client, r.id, isTerminal)),
+    );
+    expect(done.map((r) => [r.status, r.output])).toEqual([
+      ["completed", 1],
+      ["completed", 2],
+      ["completed", "other"],
+    ]);
+    const failedEnd = Date.parse((await getRun(t.client, interrupted.id)).endedAt!);
+    expect(Date.parse(done[0]!.startedAt!)).toBeGreaterThanOrEqual(failedEnd);
+  }
+
+  it("after kill -9: queued runs complete; the interrupted run is failed by recovery", async () => {
+    await interruptedScenario(async (t) => {
+      expect(await t.api.stop("SIGKILL")).toBe("SIGKILL");
+    });
+  });
+
+  it("after SIGTERM: drains, exits 0, fails what outlived the drain timeout; queued runs complete", async () => {
+    await interruptedScenario(async (t) => {
+      expect(await t.api.stop("SIGTERM")).toBe(0);
+    });
+  });
+});

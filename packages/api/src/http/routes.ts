@@ -1,0 +1,111 @@
+import { OahError } from "@oah/core";
+import type { ApiCaller } from "../root";
+
+export interface HttpRequestParts {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+export interface HttpRoute {
+  method: "GET" | "POST";
+  /** `:name` segments become params. */
+  path: string;
+  /** The status of a success, or how the procedure's result decides it. */
+  status: number | ((result: never) => number);
+  /** Which tRPC procedure answers, and how the request becomes its input. Validation is the procedure's. */
+  call(caller: ApiCaller, request: HttpRequestParts): Promise<unknown>;
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new OahError("invalid_request", "the request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The HTTP paths of SPEC §12, each served by the tRPC procedure of the same name.
+ * Requests reach the procedures as they came (`as never`): the procedure's zod
+ * schema is the one and only validation of both protocols.
+ */
+export const HTTP_ROUTES: HttpRoute[] = [
+  {
+    method: "POST",
+    path: "/api/v1/sessions/:sessionId/runs",
+    // A repeated idempotency key answers with the run it made the first time.
+    status: (result: { created: boolean }) => (result.created ? 202 : 200),
+    call: (c, r) => c.runs.submit({ ...objectBody(r.body), sessionId: r.params.sessionId! } as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/sessions/:sessionId/runs",
+    status: 200,
+    call: (c, r) => c.runs.listBySession({ ...r.query, sessionId: r.params.sessionId! } as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/runs/:runId",
+    status: 200,
+    call: (c, r) => c.runs.get({ ...r.query, runId: r.params.runId! }),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/runs/:runId/events",
+    status: 200,
+    call: (c, r) => c.runs.events({ ...r.query, runId: r.params.runId! } as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/runs/:runId/steps",
+    status: 200,
+    call: (c, r) => c.runs.steps({ ...r.query, runId: r.params.runId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/runs/:runId/cancel",
+    status: 202,
+    call: (c, r) => c.runs.cancel({ ...objectBody(r.body), runId: r.params.runId! }),
+  },
+];
+
+interface CompiledRoute {
+  route: HttpRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+const compiled: CompiledRoute[] = HTTP_ROUTES.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { route, pattern: new RegExp(`^${source}$`), names };
+});
+
+export type RouteMatch =
+  | { kind: "route"; route: HttpRoute; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allowed: string[] }
+  | { kind: "none" };
+
+export function matchRoute(method: string, pathname: string): RouteMatch {
+  const allowed: string[] = [];
+  for (const { route, pattern, names } of compiled) {
+    const m = pattern.exec(pathname);
+    if (!m) continue;
+    if (route.method !== method) {
+      allowed.push(route.method);
+      continue;
+    }
+    let params: Record<string, string>;
+    try {
+      params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
+    } catch {
+      throw new OahError("invalid_request", "the request path is not valid URL encoding");
+    }
+    return { kind: "route", route, params };
+  }
+  return allowed.length > 0 ? { kind: "method_not_allowed", allowed } : { kind: "none" };
+}

@@ -1,0 +1,10 @@
+import { runsRouter } from "./routers/runs";
+import { createCallerFactory, router } from "./trpc";
+
+export const appRouter = router({
+  runs: runsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);
+export type ApiCaller = ReturnType<typeof createCaller>;

@@ -1,0 +1,28 @@
+import { listRunEventsInput, listSessionRunsInput, runRefInput, submitRunInput } from "@oah/contract";
+import { procedure, router } from "../trpc";
+
+export const runsRouter = router({
+  submit: procedure.input(submitRunInput).mutation(({ ctx, input }) => ctx.engine.submit(input)),
+
+  get: procedure
+    .input(runRefInput)
+    .query(async ({ ctx, input }) => ({ run: await ctx.engine.getRun(input.runId) })),
+
+  listBySession: procedure.input(listSessionRunsInput).query(async ({ ctx, input }) => {
+    const items = await ctx.engine.listSessionRuns(input.sessionId, input);
+    const last = items[items.length - 1];
+    return { items, nextCursor: items.length === input.limit && last ? last.seq : null };
+  }),
+
+  events: procedure.input(listRunEventsInput).query(async ({ ctx, input }) => {
+    const items = await ctx.engine.listRunEvents(input.runId, input);
+    const last = items[items.length - 1];
+    return { items, nextCursor: items.length === input.limit && last ? last.id : null };
+  }),
+
+  steps: procedure
+    .input(runRefInput)
+    .query(async ({ ctx, input }) => ({ items: await ctx.engine.listRunSteps(input.runId) })),
+
+  cancel: procedure.input(runRefInput).mutation(({ ctx, input }) => ctx.engine.cancel(input.runId)),
+});

@@ -1,0 +1,147 @@
+import { join, resolve } from "node:path";
+import { RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
+import { z } from "zod";
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const text = z.string().trim().min(1);
+
+/** The environment of SPEC §12, and a few additions of ours (marked). Empty values count as unset. */
+const envSchema = z.object({
+  OAH_HOST: text.default("127.0.0.1"),
+  OAH_PORT: int(0, 65_535).default(8787),
+  OAH_WEB_PORT: int(0, 65_535).default(3000),
+  OAH_DATABASE_URL: text.optional(),
+  OAH_DATA_DIR: text.optional(),
+  OAH_REDIS_URL: text.optional(),
+  OAH_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/)
+    .default("oah"),
+  OAH_API_TOKEN: z.string().min(16, { error: "OAH_API_TOKEN must be at least 16 characters" }).optional(),
+  OAH_SESSION_LOCK_TTL_MS: int(1_000).default(30_000),
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: int(100).default(5_000),
+  OAH_STALE_RUN_AFTER_MS: int(1_000).optional(),
+  OAH_RECOVERY_SCAN_INTERVAL_MS: int(1_000).default(15_000),
+  OAH_STALE_RUN_RECOVERY_STRATEGY: z.enum(RECOVERY_STRATEGIES).optional(),
+  OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: int(0, 1_000).default(3),
+  OAH_RUN_TIMEOUT_MS: int(1).default(1_800_000),
+  OAH_TOOL_TIMEOUT_MS: int(1).default(120_000),
+  OAH_MODEL_TIMEOUT_MS: int(1).default(120_000),
+  OAH_HOOK_TIMEOUT_MS: int(1).default(10_000),
+  OAH_DRAIN_TIMEOUT_MS: int(0).default(30_000),
+  OAH_WORKERS_MIN: int(0, 1_024).default(2),
+  OAH_WORKERS_MAX: int(1, 1_024).default(16),
+  OAH_WORKSPACE_ROOT: text.optional(),
+  OAH_API_URL: text.optional(),
+  // Ours: the largest request body, and the log level.
+  OAH_MAX_BODY_BYTES: int(1_024).default(1_048_576),
+  OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+});
+
+export interface OahConfig {
+  host: string;
+  port: number;
+  webPort: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  apiToken: string | undefined;
+  sessionLockTtlMs: number;
+  heartbeatIntervalMs: number;
+  staleRunAfterMs: number;
+  recoveryScanIntervalMs: number;
+  recoveryStrategy: RecoveryStrategy;
+  recoveryMaxAttempts: number;
+  runTimeoutMs: number;
+  toolTimeoutMs: number;
+  modelTimeoutMs: number;
+  hookTimeoutMs: number;
+  drainTimeoutMs: number;
+  workersMin: number;
+  workersMax: number;
+  workspaceRoot: string;
+  apiUrl: string;
+  maxBodyBytes: number;
+  logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads the configuration from the environment; a bad value is a ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): OahConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k.startsWith("OAH_") && v !== ""),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (e.OAH_WORKERS_MIN > e.OAH_WORKERS_MAX) {
+    throw new ConfigError(
+      `OAH_WORKERS_MIN (${e.OAH_WORKERS_MIN}) is above OAH_WORKERS_MAX (${e.OAH_WORKERS_MAX})`,
+    );
+  }
+  if (e.OAH_RUN_HEARTBEAT_INTERVAL_MS >= e.OAH_SESSION_LOCK_TTL_MS) {
+    throw new ConfigError("OAH_RUN_HEARTBEAT_INTERVAL_MS must be shorter than OAH_SESSION_LOCK_TTL_MS");
+  }
+  const dataDir = resolve(cwd, e.OAH_DATA_DIR ?? ".");
+  return {
+    host: e.OAH_HOST,
+    port: e.OAH_PORT,
+    webPort: e.OAH_WEB_PORT,
+    databaseUrl: e.OAH_DATABASE_URL,
+    dataDir,
+    redisUrl: e.OAH_REDIS_URL,
+    redisPrefix: e.OAH_REDIS_PREFIX,
+    apiToken: e.OAH_API_TOKEN,
+    sessionLockTtlMs: e.OAH_SESSION_LOCK_TTL_MS,
+    heartbeatIntervalMs: e.OAH_RUN_HEARTBEAT_INTERVAL_MS,
+    staleRunAfterMs: e.OAH_STALE_RUN_AFTER_MS ?? 2 * e.OAH_SESSION_LOCK_TTL_MS,
+    recoveryScanIntervalMs: e.OAH_RECOVERY_SCAN_INTERVAL_MS,
+    recoveryStrategy: e.OAH_STALE_RUN_RECOVERY_STRATEGY ?? (e.OAH_REDIS_URL ? "requeue_running" : "fail"),
+    recoveryMaxAttempts: e.OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS,
+    runTimeoutMs: e.OAH_RUN_TIMEOUT_MS,
+    toolTimeoutMs: e.OAH_TOOL_TIMEOUT_MS,
+    modelTimeoutMs: e.OAH_MODEL_TIMEOUT_MS,
+    hookTimeoutMs: e.OAH_HOOK_TIMEOUT_MS,
+    drainTimeoutMs: e.OAH_DRAIN_TIMEOUT_MS,
+    workersMin: e.OAH_WORKERS_MIN,
+    workersMax: e.OAH_WORKERS_MAX,
+    workspaceRoot: resolve(cwd, e.OAH_WORKSPACE_ROOT ?? join(dataDir, ".openharness", "workspaces")),
+    apiUrl: e.OAH_API_URL ?? `http://127.0.0.1:${e.OAH_PORT}`,
+    maxBodyBytes: e.OAH_MAX_BODY_BYTES,
+    logLevel: e.OAH_LOG_LEVEL,
+  };
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith("127.");
+
+/** What may be logged of the configuration: no token, no passwords in URLs. */
+export function describeConfig(config: OahConfig): Record<string, unknown> {
+  const redact = (url: string | undefined) => {
+    if (!url) return undefined;
+    try {
+      const u = new URL(url);
+      if (u.password) u.password = "***";
+      return u.toString();
+    } catch {
+      return "(unparseable)";
+    }
+  };
+  return {
+    ...config,
+    apiToken: config.apiToken ? "(set)" : undefined,
+    databaseUrl: redact(config.databaseUrl),
+    redisUrl: redact(config.redisUrl),
+  };
+}

@@ -1,0 +1,1 @@
+export { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig } from "./env";

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { runIdSchema, sessionIdSchema, submitRunInput, workspaceIdSchema } from "../src";
+
+describe("submitRunInput", () => {
+  it("fills the defaults: script executor, normal priority, default workspace", () => {
+    expect(submitRunInput.parse({ sessionId: "s", input: { steps: [] } })).toEqual({
+      sessionId: "s",
+      executor: "script",
+      input: { steps: [] },
+      priority: "normal",
+      workspaceId: "default",
+    });
+  });
+
+  it.each([
+    [{ steps: [{ type: "sleep", ms: 1.5 }] }, /expected int/i],
+    [{ steps: [{ type: "shell" }] }, /command/],
+    [{ steps: [{ type: "shell", command: "ls", cwd: "/" }] }, /cwd/],
+    [{ steps: [{ type: "fail", code: "made_up" }] }, /code/],
+    [{ steps: [{ type: "wait_tool", name: "x" }] }, /"wait_tool" is not supported by this version yet/],
+    [{ steps: [{ type: "hook", command: "x" }] }, /"hook" is not supported by this version yet/],
+    [{ steps: [{ type: 7 }] }, /unknown step type 7/],
+    [{ steps: "none" }, /steps/],
+    [{}, /steps/],
+  ])("refuses input %j", (input, message) => {
+    const result = submitRunInput.safeParse({ sessionId: "s", input });
+    expect(result.success).toBe(false);
+    const messages = result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n");
+    expect(messages).toMatch(message);
+  });
+
+  it("accepts every supported step", () => {
+    const steps = [
+      { type: "sleep", ms: 0 },
+      { type: "shell", command: "true", timeoutMs: 5, allowFailure: true },
+      { type: "fail", code: "tool_failed", message: "m" },
+      { type: "output", value: { nested: [1, "two", null] } },
+    ];
+    expect(submitRunInput.parse({ sessionId: "s", input: { steps } }).input.steps).toEqual(steps);
+  });
+});
+
+describe("ids", () => {
+  it.each(["a", "A-z_0.9:x", "x".repeat(128)])("session id %s is valid", (id) => {
+    expect(sessionIdSchema.safeParse(id).success).toBe(true);
+  });
+  it.each(["", "x".repeat(129), "a b", "a/b", "é"])("session id %j is refused", (id) => {
+    expect(sessionIdSchema.safeParse(id).success).toBe(false);
+  });
+  it.each(["..", ".", ".hidden", "a/b", ""])("workspace id %j is refused", (id) => {
+    expect(workspaceIdSchema.safeParse(id).success).toBe(false);
+  });
+  it("run ids are run_ and a ULID", () => {
+    expect(runIdSchema.safeParse("run_01KB0000000000000000000000").success).toBe(true);
+    expect(runIdSchema.safeParse("run_01KB000000000000000000000U").success).toBe(false);
+  });
+});

@@ -1,0 +1,13 @@
+export const RUN_PRIORITIES = ["normal", "subagent"] as const;
+export type RunPriority = (typeof RUN_PRIORITIES)[number];
+
+/** What a session queue holds of a queued run; the run itself lives in the store. */
+export interface QueueEntry {
+  runId: string;
+  sessionId: string;
+  /** Position in the session's queue; lower runs first. */
+  queueSeq: number;
+  priority: RunPriority;
+  /** When the run (re)entered the queue, epoch ms: the start of its queue wait. */
+  enqueuedAt: number;
+}

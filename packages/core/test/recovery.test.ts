@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import {
+  type ActiveStatus,
+  decideStaleRunRecovery,
+  type RecoveryDecision,
+  type RecoveryStrategy,
+  recordRecovery,
+} from "../src";
+
+type Row = [RecoveryStrategy, ActiveStatus, number, { queue?: boolean; session?: boolean }, RecoveryDecision];
+
+const requeue: RecoveryDecision = { action: "requeue", state: "requeued", reason: "automatic_requeue" };
+const failClosed: RecoveryDecision = { action: "fail", state: "failed", reason: "fail_closed" };
+const quarantine = (reason: Extract<RecoveryDecision, { action: "fail" }>["reason"]): RecoveryDecision => ({
+  action: "fail",
+  state: "quarantined",
+  reason,
+});
+
+// strategy, status, recoveryAttempts so far, environment, decision (SPEC §7, max attempts 3)
+const TABLE: Row[] = [
+  ["fail", "running", 0, {}, failClosed],
+  ["fail", "waiting_tool", 0, {}, failClosed],
+  ["fail", "running", 5, {}, failClosed],
+  ["requeue_running", "running", 0, {}, requeue],
+  ["requeue_running", "running", 2, {}, requeue],
+  ["requeue_running", "running", 3, {}, quarantine("max_attempts_exhausted")],
+  ["requeue_running", "waiting_tool", 0, {}, quarantine("waiting_tool_manual_resume_required")],
+  ["requeue_running", "running", 0, { queue: false }, quarantine("requeue_unavailable")],
+  ["requeue_running", "running", 0, { session: false }, quarantine("session_missing")],
+  ["requeue_all", "running", 0, {}, requeue],
+  ["requeue_all", "waiting_tool", 0, {}, requeue],
+  ["requeue_all", "waiting_tool", 3, {}, quarantine("max_attempts_exhausted")],
+  ["requeue_all", "waiting_tool", 1, { queue: false }, quarantine("requeue_unavailable")],
+];
+
+describe("stale run recovery decisions", () => {
+  it.each(TABLE)("%s, %s after %i requeues %j → %j", (strategy, status, attempts, env, expected) => {
+    const decision = decideStaleRunRecovery(
+      {
+        status,
+        recoveryAttempts: attempts,
+        queueAvailable: env.queue ?? true,
+        hasSession: env.session ?? true,
+      },
+      { strategy, maxAttempts: 3 },
+    );
+    expect(decision).toEqual(expected);
+  });
+});
+
+describe("recovery metadata", () => {
+  const at = new Date("2026-01-02T03:04:05.000Z");
+  const policy = { strategy: "requeue_running" as const, maxAttempts: 3 };
+
+  it("counts requeues in recoveryAttempts and the record together", () => {
+    const once = recordRecovery({ other: "kept" }, requeue, { policy, from: "running", by: "host-a", at });
+    expect(once).toEqual({
+      other: "kept",
+      recoveryAttempts: 1,
+      recovery: {
+        state: "requeued",
+        strategy: "requeue_running",
+        attempts: 1,
+        maxAttempts: 3,
+        lastOutcome: { from: "running", to: "queued" },
+        lastRecoveredBy: "host-a",
+        lastRecoveredAt: at.toISOString(),
+        reason: "automatic_requeue",
+        manualRequeueCount: 0,
+        lastManualRequeueAt: null,
+        lastManualRequeueBy: null,
+      },
+    });
+    const twice = recordRecovery(once, requeue, { policy, from: "running", by: "host-b", at });
+    expect(twice.recoveryAttempts).toBe(2);
+    expect(twice.recovery?.attempts).toBe(2);
+  });
+
+  it("quarantine sets the dead letter and does not count as a requeue", () => {
+    const before = { recoveryAttempts: 3 };
+    const after = recordRecovery(before, quarantine("max_attempts_exhausted"), {
+      policy,
+      from: "running",
+      by: "h",
+      at,
+    });
+    expect(after.recoveryAttempts).toBe(3);
+    expect(after.recovery).toMatchObject({
+      state: "quarantined",
+      reason: "max_attempts_exhausted",
+      lastOutcome: { from: "running", to: "failed" },
+      deadLetter: { status: "quarantined", reason: "max_attempts_exhausted", at: at.toISOString() },
+    });
+  });
+
+  it("a fail-closed recovery leaves no dead letter", () => {
+    const after = recordRecovery({}, failClosed, {
+      policy: { strategy: "fail", maxAttempts: 3 },
+      from: "waiting_tool",
+      by: "h",
+      at,
+    });
+    expect(after.recovery).toMatchObject({ state: "failed", strategy: "fail", reason: "fail_closed" });
+    expect(after.recovery).not.toHaveProperty("deadLetter");
+  });
+});

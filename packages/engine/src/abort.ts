@@ -1,0 +1,28 @@
+/** Why an execution was aborted; decides the run's final status (or that nothing may be written). */
+export type AbortReason =
+  | { kind: "cancel" }
+  | { kind: "timeout" }
+  /** The claim lost its lock or its run: another owner may exist, so write nothing more. */
+  | { kind: "fenced" }
+  /** The host is shutting down; recovery decides what becomes of the run. */
+  | { kind: "shutdown" };
+
+export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
+  if (!signal.aborted) return undefined;
+  const reason = signal.reason as AbortReason | undefined;
+  return reason && typeof reason === "object" && "kind" in reason ? reason : { kind: "cancel" };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,40 @@
+import type { Run } from "@oah/contract";
+import type { RunErrorCode, RunEventType, StepKind } from "@oah/core";
+
+/** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
+export interface RunJournal {
+  event(type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
+  startStep(kind: StepKind, name: string): Promise<number | null>;
+  finishStep(
+    stepId: number,
+    end: { status: "completed" | "failed"; output?: unknown; errorCode?: string; errorMessage?: string },
+  ): Promise<boolean>;
+}
+
+export interface ExecutionContext {
+  run: Run;
+  /** Aborted on cancel, run timeout, fencing or shutdown; `signal.reason` is an AbortReason. */
+  signal: AbortSignal;
+  /** The run's workspace directory, created before the executor starts. */
+  workspaceDir: string;
+  journal: RunJournal;
+}
+
+export interface ExecutionResult {
+  output: unknown;
+}
+
+/** A run that ends as `failed` with this code; anything else thrown becomes `executor_failed`. */
+export class RunFailure extends Error {
+  constructor(
+    readonly code: RunErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RunFailure";
+  }
+}
+
+export interface Executor {
+  execute(context: ExecutionContext): Promise<ExecutionResult>;
+}

@@ -1,0 +1,28 @@
+import type { Run } from "@oah/contract";
+import type { SessionQueue } from "@oah/queue";
+import type { RunStore } from "@oah/store";
+import type { Executor } from "./executors/executor";
+import type { Logger } from "./logger";
+import type { ActiveRuns } from "./worker/active-runs";
+
+/** Observers of the engine's work (metrics, mostly); called synchronously, must not throw. */
+export interface EngineHooks {
+  runSubmitted?(event: { run: Run }): void;
+  runStarted?(event: { run: Run; queueWaitMs: number }): void;
+  runFinished?(event: { run: Run; durationMs: number }): void;
+}
+
+/** What the workers of one host share. */
+export interface HostContext {
+  hostId: string;
+  store: RunStore;
+  queue: SessionQueue;
+  executors: ReadonlyMap<string, Executor>;
+  active: ActiveRuns;
+  logger: Logger;
+  hooks: EngineHooks;
+  /** Shell steps run in `<workspaceRoot>/<workspaceId>`. */
+  workspaceRoot: string;
+  /** How long to keep retrying a terminal write while the store is unreachable. */
+  finishRetryMs: number;
+}

@@ -1,0 +1,11 @@
+export { type AbortReason, sleep } from "./abort";
+export { type CancelBus, LocalCancelBus } from "./cancel-bus";
+export { type EngineOptions, RunEngine } from "./engine";
+export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
+export { RunFailure } from "./executors/executor";
+export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/script-executor";
+export { runShell, type ShellOptions, type ShellResult } from "./executors/shell";
+export type { EngineHooks } from "./host";
+export { type Logger, silentLogger } from "./logger";
+export { outcomeOf } from "./worker/outcome";
+export type { SlotSnapshot } from "./worker/worker-pool";

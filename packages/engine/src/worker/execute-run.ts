@@ -1,0 +1,82 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Run } from "@oah/contract";
+import type { Claim, RunOutcome } from "@oah/store";
+import { abortReasonOf, sleep } from "../abort";
+import type { RunJournal } from "../executors/executor";
+import type { HostContext } from "../host";
+import { outcomeOf, type Settled } from "./outcome";
+
+/** Writes of one execution, fenced by its claim; a refused write means another owner: stop. */
+function journalFor(host: HostContext, claim: Claim, controller: AbortController): RunJournal {
+  const fenced = <T>(written: T): T => {
+    if (written === false || written === null) controller.abort({ kind: "fenced" });
+    return written;
+  };
+  return {
+    event: async (type, data) => fenced(await host.store.appendEvent(claim, type, data)),
+    startStep: async (kind, name) => fenced(await host.store.startStep(claim, { kind, name })),
+    finishStep: async (stepId, end) => fenced(await host.store.finishStep(claim, stepId, end)),
+  };
+}
+
+/** The terminal write must not be lost to a short store outage: retry it for a while. */
+async function finish(host: HostContext, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+  const deadline = Date.now() + host.finishRetryMs;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await host.store.finishRun(claim, outcome);
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      host.logger.warn({ err: error, runId: claim.runId }, "could not record the end of a run; retrying");
+      await sleep(delay);
+    }
+  }
+}
+
+/** Executes a started run to its end and records how it ended (unless fenced out or shut down). */
+export async function executeRun(host: HostContext, run: Run, claim: Claim): Promise<void> {
+  const controller = new AbortController();
+  const { signal } = controller;
+  host.active.add({ claim, sessionId: run.sessionId, controller });
+  const timer = setTimeout(() => controller.abort({ kind: "timeout" }), run.timeoutMs);
+  const started = Date.now();
+  let settled: Settled;
+  try {
+    const executor = host.executors.get(run.executor);
+    if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
+    const workspaceDir = join(host.workspaceRoot, run.workspaceId);
+    await mkdir(workspaceDir, { recursive: true });
+    const journal = journalFor(host, claim, controller);
+    const result = await executor.execute({ run, signal, workspaceDir, journal });
+    settled = { ok: true, output: result.output };
+  } catch (error) {
+    settled = { ok: false, error };
+  } finally {
+    clearTimeout(timer);
+    host.active.delete(run.id);
+  }
+
+  const abort = abortReasonOf(signal);
+  const outcome = outcomeOf(settled, abort, run.timeoutMs);
+  if (!outcome) {
+    host.logger.warn({ runId: run.id, reason: abort?.kind }, "execution stopped without a terminal write");
+    return;
+  }
+  try {
+    const ended = await finish(host, claim, outcome);
+    if (!ended) {
+      host.logger.warn(
+        { runId: run.id },
+        "run was taken over before it ended here; its result was discarded",
+      );
+      return;
+    }
+    host.hooks.runFinished?.({ run: ended, durationMs: Date.now() - started });
+  } catch (error) {
+    host.logger.error(
+      { err: error, runId: run.id },
+      "could not record the end of a run; recovery will handle it",
+    );
+  }
+}

@@ -1,0 +1,88 @@
+import type { SessionClaim } from "@oah/queue";
+import type { StartResult } from "@oah/store";
+import { sleep } from "../abort";
+import type { HostContext } from "../host";
+import { executeRun } from "./execute-run";
+
+export type WorkerState = "starting" | "idle" | "busy" | "stopping";
+
+const STORE_BACKOFF_MS = 1_000;
+
+/**
+ * One execution slot: claims a session, executes its head run, releases the
+ * session, and again, until told to stop claiming.
+ */
+export class Worker {
+  state: WorkerState = "starting";
+  current: { sessionId: string; runId: string } | null = null;
+  private readonly stopClaiming = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly host: HostContext,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops claiming; resolves once the run in hand (if any) has ended. */
+  stop(): Promise<void> {
+    this.stopClaiming.abort();
+    return this.loop ?? Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopClaiming.signal;
+    const { queue, logger } = this.host;
+    while (!signal.aborted) {
+      this.state = "idle";
+      let claim: SessionClaim | null;
+      try {
+        claim = await queue.claim();
+      } catch (error) {
+        logger.warn({ err: error, workerId: this.id }, "claim failed; pausing");
+        await sleep(STORE_BACKOFF_MS, signal);
+        continue;
+      }
+      if (!claim) {
+        await queue.waitForWork(signal);
+        continue;
+      }
+      this.state = "busy";
+      this.current = { sessionId: claim.sessionId, runId: claim.entry.runId };
+      try {
+        await this.process(claim);
+      } finally {
+        this.current = null;
+      }
+    }
+    this.state = "stopping";
+  }
+
+  private async process(claim: SessionClaim): Promise<void> {
+    const { store, queue, logger } = this.host;
+    const { sessionId, token, entry } = claim;
+    let start: StartResult;
+    try {
+      start = await store.startRun({ runId: entry.runId, token }, this.id);
+    } catch (error) {
+      // The store is unreachable: keep the run where it was and pause before claiming again.
+      logger.warn({ err: error, runId: entry.runId }, "could not start a run; putting it back");
+      await sleep(STORE_BACKOFF_MS);
+      await queue.release(sessionId, token, { putBack: entry });
+      return;
+    }
+    if (start.kind === "blocked") {
+      // An earlier run of the session is unfinished: wait for it instead of overtaking it.
+      await queue.release(sessionId, token, { putBack: entry, ready: false });
+      return;
+    }
+    if (start.kind === "started") {
+      this.host.hooks.runStarted?.({ run: start.run, queueWaitMs: Date.now() - entry.enqueuedAt });
+      await executeRun(this.host, start.run, { runId: entry.runId, token });
+    }
+    await queue.release(sessionId, token);
+  }
+}

@@ -1,0 +1,187 @@
+import { randomBytes } from "node:crypto";
+import type { QueueEntry, RunPriority } from "@oah/core";
+import type { QueuePressure, ReleaseOptions, SessionClaim, SessionQueue } from "../session-queue";
+
+interface SessionState {
+  /** Waiting runs, ascending queueSeq. */
+  runs: QueueEntry[];
+  lock: { token: string; expiresAt: number } | null;
+}
+
+export interface MemorySessionQueueOptions {
+  lockTtlMs: number;
+  now?: () => number;
+}
+
+/**
+ * The in-process SessionQueue of the embedded mode: the semantics of the Redis
+ * queue in one process. The ready set holds only sessions that have runs and no
+ * lock (claims take a session out, releases put it back at the end), so claims
+ * never scan past unschedulable entries.
+ */
+export class MemorySessionQueue implements SessionQueue {
+  private readonly sessions = new Map<string, SessionState>();
+  /** Ready sessions by lane, in the order they became ready, with that time. */
+  private readonly lanes: Record<RunPriority, Map<string, number>> = {
+    subagent: new Map(),
+    normal: new Map(),
+  };
+  private readonly waiters = new Set<() => void>();
+  private readonly tokenPrefix = randomBytes(6).toString("hex");
+  private tokens = 0;
+  private readonly lockTtlMs: number;
+  private readonly now: () => number;
+
+  constructor(options: MemorySessionQueueOptions) {
+    this.lockTtlMs = options.lockTtlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  private isLocked(state: SessionState): boolean {
+    return state.lock !== null && state.lock.expiresAt > this.now();
+  }
+
+  private laneOf(sessionId: string): Map<string, number> | undefined {
+    if (this.lanes.subagent.has(sessionId)) return this.lanes.subagent;
+    if (this.lanes.normal.has(sessionId)) return this.lanes.normal;
+    return undefined;
+  }
+
+  /** Puts a session in (or moves it to) the lane of its head run, keeping how long it has waited. */
+  private markReady(sessionId: string, state: SessionState, since = this.now()): void {
+    const head = state.runs[0];
+    if (!head || this.isLocked(state)) return;
+    const current = this.laneOf(sessionId);
+    const target = this.lanes[head.priority];
+    if (current === target) return;
+    const readySince = current?.get(sessionId) ?? since;
+    current?.delete(sessionId);
+    target.set(sessionId, readySince);
+    this.wakeOne();
+  }
+
+  private unready(sessionId: string): void {
+    this.lanes.subagent.delete(sessionId);
+    this.lanes.normal.delete(sessionId);
+  }
+
+  private wakeOne(): void {
+    const [waiter] = this.waiters;
+    if (!waiter) return;
+    this.waiters.delete(waiter);
+    waiter();
+  }
+
+  private forget(sessionId: string, state: SessionState): void {
+    if (state.runs.length === 0 && state.lock === null) this.sessions.delete(sessionId);
+  }
+
+  private insert(state: SessionState, entry: QueueEntry): void {
+    if (state.runs.some((r) => r.runId === entry.runId)) return;
+    let i = state.runs.length;
+    while (i > 0 && state.runs[i - 1]!.queueSeq > entry.queueSeq) i--;
+    state.runs.splice(i, 0, entry);
+  }
+
+  private stateOf(sessionId: string): SessionState {
+    let state = this.sessions.get(sessionId);
+    if (!state) {
+      state = { runs: [], lock: null };
+      this.sessions.set(sessionId, state);
+    }
+    return state;
+  }
+
+  async enqueue(entries: readonly QueueEntry[]): Promise<void> {
+    for (const entry of entries) {
+      const state = this.stateOf(entry.sessionId);
+      this.insert(state, entry);
+      this.markReady(entry.sessionId, state);
+    }
+  }
+
+  async claim(): Promise<SessionClaim | null> {
+    for (const lane of [this.lanes.subagent, this.lanes.normal]) {
+      for (const sessionId of lane.keys()) {
+        const state = this.sessions.get(sessionId);
+        lane.delete(sessionId);
+        if (!state || state.runs.length === 0 || this.isLocked(state)) continue;
+        const entry = state.runs.shift()!;
+        const token = `${this.tokenPrefix}-${++this.tokens}`;
+        state.lock = { token, expiresAt: this.now() + this.lockTtlMs };
+        return { sessionId, token, entry };
+      }
+    }
+    return null;
+  }
+
+  async renew(sessionId: string, token: string): Promise<boolean> {
+    const state = this.sessions.get(sessionId);
+    if (!state || !this.isLocked(state) || state.lock!.token !== token) return false;
+    state.lock!.expiresAt = this.now() + this.lockTtlMs;
+    return true;
+  }
+
+  async release(sessionId: string, token: string, options: ReleaseOptions = {}): Promise<boolean> {
+    const state = this.sessions.get(sessionId);
+    if (!state) return false;
+    const held = state.lock?.token === token && this.isLocked(state);
+    if (state.lock?.token === token) state.lock = null;
+    if (options.putBack) this.insert(state, options.putBack);
+    if (options.ready !== false) this.markReady(sessionId, state);
+    this.forget(sessionId, state);
+    return held;
+  }
+
+  async remove(sessionId: string, runId: string): Promise<boolean> {
+    const state = this.sessions.get(sessionId);
+    const index = state?.runs.findIndex((r) => r.runId === runId) ?? -1;
+    if (!state || index < 0) return false;
+    state.runs.splice(index, 1);
+    if (state.runs.length === 0) this.unready(sessionId);
+    else if (index === 0 && this.laneOf(sessionId)) this.markReady(sessionId, state);
+    this.forget(sessionId, state);
+    return true;
+  }
+
+  async ready(sessionId: string): Promise<void> {
+    const state = this.sessions.get(sessionId);
+    if (state) this.markReady(sessionId, state);
+  }
+
+  waitForWork(signal: AbortSignal): Promise<void> {
+    if (signal.aborted || this.lanes.subagent.size > 0 || this.lanes.normal.size > 0)
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.waiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  async pressure(): Promise<QueuePressure> {
+    const now = this.now();
+    const heads = [this.lanes.subagent, this.lanes.normal].map((lane) => lane.values().next().value);
+    const oldest = Math.min(...heads.filter((v): v is number => v !== undefined));
+    const ready = this.lanes.subagent.size + this.lanes.normal.size;
+    // Locked and emptied sessions leave the ready set at once, so it holds no such entries.
+    return {
+      readyQueueDepth: ready,
+      uniqueReadySessionCount: ready,
+      subagentReadySessionCount: this.lanes.subagent.size,
+      subagentReadyQueueDepth: this.lanes.subagent.size,
+      lockedReadySessionCount: 0,
+      staleReadySessionCount: 0,
+      readySessionCount: ready,
+      oldestSchedulableReadyAgeMs: Number.isFinite(oldest) ? now - oldest : 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}

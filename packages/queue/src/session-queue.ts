@@ -1,0 +1,57 @@
+import type { QueueEntry } from "@oah/core";
+
+/** A session taken by one worker: its lock, fenced by `token`, and the run to execute. */
+export interface SessionClaim {
+  sessionId: string;
+  token: string;
+  entry: QueueEntry;
+}
+
+/** What the pool reads to size itself (SPEC §5, §8). */
+export interface QueuePressure {
+  readyQueueDepth: number;
+  uniqueReadySessionCount: number;
+  subagentReadySessionCount: number;
+  subagentReadyQueueDepth: number;
+  lockedReadySessionCount: number;
+  staleReadySessionCount: number;
+  readySessionCount: number;
+  oldestSchedulableReadyAgeMs: number;
+}
+
+export interface ReleaseOptions {
+  /** A claimed entry that did not start: back into its place in the session's queue. */
+  putBack?: QueueEntry;
+  /**
+   * Whether the session goes back to the ready set if runs remain (default true).
+   * False when an earlier run is unfinished: the session then waits for that run
+   * to be enqueued, or for `ready()`.
+   */
+  ready?: boolean;
+}
+
+/**
+ * Per-session FIFO queues, a ready set of sessions with waiting runs, and one
+ * lock per session (SPEC §5). Implemented in process (`memory/`) and over Redis.
+ */
+export interface SessionQueue {
+  /** Adds runs to their sessions' queues in `queueSeq` order; sessions become ready unless locked. */
+  enqueue(entries: readonly QueueEntry[]): Promise<void>;
+  /**
+   * Atomically takes the oldest ready session whose lock is free (subagent lane
+   * first), locks it with a fresh token and pops its head run.
+   */
+  claim(): Promise<SessionClaim | null>;
+  /** Extends the lock; false when the token no longer holds it. */
+  renew(sessionId: string, token: string): Promise<boolean>;
+  /** Drops the lock if the token still holds it; the session goes back to the end of the ready set. */
+  release(sessionId: string, token: string, options?: ReleaseOptions): Promise<boolean>;
+  /** Takes a run out of its session's queue (a queued run was cancelled). */
+  remove(sessionId: string, runId: string): Promise<boolean>;
+  /** Marks a session ready if it has runs and no lock (after a run of it ended outside its worker). */
+  ready(sessionId: string): Promise<void>;
+  /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */
+  waitForWork(signal: AbortSignal): Promise<void>;
+  pressure(): Promise<QueuePressure>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,178 @@
+import type { QueueEntry, RunPriority } from "@oah/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionQueue } from "../src";
+
+export interface QueueHarness {
+  queue: SessionQueue;
+  /** Moves the queue's clock (lock expiry) forward. */
+  advance(ms: number): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export const LOCK_TTL_MS = 1_000;
+
+let seq = 0;
+function entry(sessionId: string, queueSeq: number, priority: RunPriority = "normal"): QueueEntry {
+  return {
+    runId: `run-${sessionId}-${queueSeq}-${++seq}`,
+    sessionId,
+    queueSeq,
+    priority,
+    enqueuedAt: Date.now(),
+  };
+}
+
+/** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
+export function sessionQueueContract(name: string, create: () => Promise<QueueHarness>): void {
+  describe(`SessionQueue contract: ${name}`, () => {
+    let h: QueueHarness;
+    let q: SessionQueue;
+    beforeEach(async () => {
+      h = await create();
+      q = h.queue;
+    });
+    afterEach(() => h.dispose());
+
+    it("hands out a session's runs in queueSeq order, whatever the order they were enqueued in", async () => {
+      const [a1, a2, a3] = [entry("a", 1), entry("a", 2), entry("a", 3)];
+      await q.enqueue([a3, a1]);
+      await q.enqueue([a2]);
+      const got: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const claim = await q.claim();
+        got.push(claim!.entry.runId);
+        await q.release(claim!.sessionId, claim!.token);
+      }
+      expect(got).toEqual([a1.runId, a2.runId, a3.runId]);
+      expect(await q.claim()).toBeNull();
+    });
+
+    it("lets one claimer hold a session at a time, and other sessions in parallel", async () => {
+      await q.enqueue([entry("a", 1), entry("a", 2), entry("b", 1)]);
+      const first = await q.claim();
+      const second = await q.claim();
+      expect(new Set([first!.sessionId, second!.sessionId])).toEqual(new Set(["a", "b"]));
+      expect(await q.claim()).toBeNull(); // a's second run waits for a's lock
+      const a = first!.sessionId === "a" ? first! : second!;
+      expect(await q.release("a", "not-the-token")).toBe(false);
+      expect(await q.claim()).toBeNull();
+      expect(await q.release("a", a.token)).toBe(true);
+      expect((await q.claim())?.sessionId).toBe("a");
+    });
+
+    it("claims the oldest ready session first and sends a released session to the back", async () => {
+      await q.enqueue([entry("old", 1), entry("old", 2)]);
+      await h.advance(5);
+      await q.enqueue([entry("new", 1)]);
+      const first = await q.claim();
+      expect(first!.sessionId).toBe("old");
+      await q.release(first!.sessionId, first!.token);
+      // "old" still has a run, but "new" has waited longer since "old" was served.
+      expect((await q.claim())!.sessionId).toBe("new");
+    });
+
+    it("does not starve a one-run session behind a session with a hundred runs", async () => {
+      await q.enqueue(Array.from({ length: 100 }, (_, i) => entry("busy", i + 1)));
+      await h.advance(1);
+      await q.enqueue([entry("single", 1)]);
+      const order: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const claim = await q.claim();
+        order.push(claim!.sessionId);
+        await q.release(claim!.sessionId, claim!.token);
+      }
+      expect(order.indexOf("single")).toBeLessThanOrEqual(1);
+    });
+
+    it("claims subagent sessions before older normal ones", async () => {
+      await q.enqueue([entry("normal-1", 1), entry("normal-2", 1)]);
+      await h.advance(5);
+      await q.enqueue([entry("child", 1, "subagent")]);
+      expect((await q.claim())!.sessionId).toBe("child");
+      const p = await q.pressure();
+      expect(p).toMatchObject({ readySessionCount: 2, subagentReadySessionCount: 0 });
+    });
+
+    it("keeps a put-back entry in place and the session waiting until its earlier run arrives", async () => {
+      const [a1, a2] = [entry("a", 1), entry("a", 2)];
+      await q.enqueue([a2]);
+      const claim = await q.claim();
+      expect(claim!.entry.runId).toBe(a2.runId);
+      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      expect(await q.claim()).toBeNull();
+      await q.enqueue([a1]);
+      expect((await q.claim())!.entry.runId).toBe(a1.runId);
+    });
+
+    it("ready() wakes a waiting session that has runs and no lock", async () => {
+      const a2 = entry("a", 2);
+      await q.enqueue([a2]);
+      const claim = await q.claim();
+      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      expect(await q.claim()).toBeNull();
+      await q.ready("a");
+      expect((await q.claim())!.entry.runId).toBe(a2.runId);
+    });
+
+    it("removes a cancelled run; an emptied session is no longer ready", async () => {
+      const [a1, a2, b1] = [entry("a", 1), entry("a", 2), entry("b", 1)];
+      await q.enqueue([a1, a2, b1]);
+      expect(await q.remove("a", a1.runId)).toBe(true);
+      expect(await q.remove("a", a1.runId)).toBe(false);
+      expect(await q.remove("b", b1.runId)).toBe(true);
+      const claim = await q.claim();
+      expect(claim!.entry.runId).toBe(a2.runId);
+      expect(await q.claim()).toBeNull();
+    });
+
+    it("renews a lock only with its token, and frees it when it expires", async () => {
+      await q.enqueue([entry("a", 1), entry("a", 2)]);
+      const claim = await q.claim();
+      expect(await q.renew("a", claim!.token)).toBe(true);
+      expect(await q.renew("a", "other")).toBe(false);
+      await h.advance(LOCK_TTL_MS + 50);
+      expect(await q.renew("a", claim!.token)).toBe(false);
+      // The lock expired; the holder's release must not take anything from a new owner.
+      await q.ready("a");
+      const taken = await q.claim();
+      expect(taken!.sessionId).toBe("a");
+      expect(taken!.token).not.toBe(claim!.token);
+      expect(await q.release("a", claim!.token)).toBe(false);
+      expect(await q.renew("a", taken!.token)).toBe(true);
+    });
+
+    it("wakes a waiting worker when a run becomes claimable, and on abort", async () => {
+      const controller = new AbortController();
+      let woke = false;
+      const waiting = q.waitForWork(controller.signal).then(() => {
+        woke = true;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(woke).toBe(false);
+      await q.enqueue([entry("a", 1)]);
+      await waiting;
+      expect(woke).toBe(true);
+
+      const idle = new AbortController();
+      const aborted = q.waitForWork(idle.signal);
+      await q.claim();
+      idle.abort();
+      await aborted;
+      controller.abort();
+    });
+
+    it("reports pressure: ready sessions, the subagent lane, the oldest wait", async () => {
+      await q.enqueue([entry("a", 1), entry("a", 2), entry("b", 1), entry("c", 1, "subagent")]);
+      await h.advance(200);
+      const p = await q.pressure();
+      expect(p).toMatchObject({
+        readySessionCount: 3,
+        uniqueReadySessionCount: 3,
+        subagentReadySessionCount: 1,
+        lockedReadySessionCount: 0,
+        staleReadySessionCount: 0,
+      });
+      expect(p.oldestSchedulableReadyAgeMs).toBeGreaterThanOrEqual(200);
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "./paths";
+
+export interface OahProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote, stdout and stderr. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code (or the signal that ended it). */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals>;
+  exited: Promise<number | NodeJS.Signals>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  args?: string[];
+  /** How long to wait for the "listening on" line. */
+  timeoutMs?: number;
+}
+
+const BIN = {
+  "oah-api": join(REPO_ROOT, "apps/api/bin/oah-api.js"),
+};
+
+/** Starts a built oah binary on an ephemeral port and waits until it listens. */
+export function startOah(binary: keyof typeof BIN, options: StartOptions = {}): Promise<OahProcess> {
+  const child = spawn(process.execPath, [BIN[binary], "--port", "0", ...(options.args ?? [])], {
+    env: { PATH: process.env.PATH, OAH_LOG_LEVEL: "warn", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? -1));
+  });
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${binary} did not start within ${options.timeoutMs ?? 20_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child, output: () => output, stop, exited });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${binary} exited (${code}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Runs a binary expected to refuse to start; resolves with its exit code and output. */
+export function runToExit(
+  binary: keyof typeof BIN,
+  options: StartOptions = {},
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [BIN[binary], ...(options.args ?? [])], {
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, output })));
+}
+
+/** True while the process exists and is not a zombie. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
