@@ -6,7 +6,11 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" };
 
-const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], { cwd: root, stdio: "inherit", env });
+const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
+  cwd: root,
+  stdio: "inherit",
+  env,
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const api = spawn(process.execPath, ["apps/api/bin/oah-api.js", ...process.argv.slice(2)], {
