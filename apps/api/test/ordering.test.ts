@@ -15,13 +15,13 @@ describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP A
   });
   afterAll(() => t?.dispose());
 
-  it(`runs ${SESSIONS} sessions × ${RUNS_PER_SESSION} runs: serial and in order within a session, parallel across`, async () => {
-    const sessionIds = Array.from({ length: SESSIONS }, (_, i) => `order-${kind}-${i}`);
+  async function runAndCheck(prefix: string, sessions: number, runsPerSession: number) {
+    const sessionIds = Array.from({ length: sessions }, (_, i) => `${prefix}-${kind}-${i}`);
     // Within a session each submission waits for the previous one: that is the submission order.
     const submitted = await Promise.all(
       sessionIds.map(async (sessionId) => {
         const ids: string[] = [];
-        for (let i = 0; i < RUNS_PER_SESSION; i++) {
+        for (let i = 0; i < runsPerSession; i++) {
           const run = await submit(t.client, sessionId, [
             { type: "sleep", ms: 5 + Math.floor(Math.random() * 20) },
           ]);
@@ -35,7 +35,7 @@ describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP A
       "every run to end",
       async () => {
         const all = await Promise.all(sessionIds.map((s) => sessionRuns(t.client, s)));
-        return all.every((runs) => runs.length === RUNS_PER_SESSION && runs.every(isTerminal))
+        return all.every((runs) => runs.length === runsPerSession && runs.every(isTerminal))
           ? all
           : undefined;
       },
@@ -45,9 +45,9 @@ describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP A
 
     const everyRun: Run[] = [];
     finished.forEach((runs, i) => {
-      expect(runs.map((r) => r.status)).toEqual(Array(RUNS_PER_SESSION).fill("completed"));
+      expect(runs.map((r) => r.status)).toEqual(Array(runsPerSession).fill("completed"));
       expect(runs.map((r) => r.id)).toEqual(submitted[i]);
-      expect(runs.map((r) => r.attempt)).toEqual(Array(RUNS_PER_SESSION).fill(1));
+      expect(runs.map((r) => r.attempt)).toEqual(Array(runsPerSession).fill(1));
       for (let k = 1; k < runs.length; k++) {
         // The next run starts only once the previous one has ended: no overlap, submission order.
         expect(ms(runs[k]!.startedAt)).toBeGreaterThanOrEqual(ms(runs[k - 1]!.endedAt));
@@ -62,5 +62,11 @@ describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP A
       ),
     );
     expect(overlapping).toBe(true);
-  });
+  }
+
+  it(`runs ${SESSIONS} sessions × ${RUNS_PER_SESSION} runs: serial and in order within a session, parallel across`, () =>
+    runAndCheck("order", SESSIONS, RUNS_PER_SESSION));
+
+  it("keeps 3 long sessions serial while 8 workers could take them all at once", () =>
+    runAndCheck("few", 3, 15));
 });
