@@ -105,11 +105,14 @@ async function main(): Promise<void> {
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
 
-  await engine.start();
+  // Both refusals come before recovery touches any run: a second process on the
+  // same store, or on a taken port, must not fail the first one's runs.
+  await store.acquireExclusiveUse().catch((error: Error) => fail(error.message));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch((error: Error) => fail(`cannot listen on ${config.host}:${config.port}: ${error.message}`));
+  await engine.start();
   accepting = true;
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

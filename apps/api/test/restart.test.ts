@@ -1,4 +1,4 @@
-import { STORE_KINDS } from "@oah/testing";
+import { runToExit, STORE_KINDS } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ApiUnderTest,
@@ -72,5 +72,17 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
     await interruptedScenario(async (t) => {
       expect(await t.api.stop("SIGTERM")).toBe(0);
     });
+  });
+
+  it("refuses a second oah-api on the same store, before touching the first one's runs", async () => {
+    t = await startApi(kind);
+    const running = await submit(t.client, "owner", [{ type: "sleep", ms: 60_000 }]);
+    await waitForStatus(t.client, running.id, (r) => r.status === "running");
+    const second = await runToExit("oah-api", { env: t.env, args: ["--port", "0"] });
+    expect(second.code).toBe(1);
+    expect(second.output).toMatch(/the run store is in use by another oah process/);
+    expect((await getRun(t.client, running.id)).status).toBe("running");
+    await t.client.post(`/api/v1/runs/${running.id}/cancel`);
+    expect((await waitForStatus(t.client, running.id, isTerminal)).status).toBe("cancelled");
   });
 });

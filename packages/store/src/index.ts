@@ -1,3 +1,4 @@
 export { openRunStore, type StoreLocation, sqliteFileFor } from "./open-store";
 export type * from "./run-store";
+export { StoreInUseError } from "./sql/client";
 export { SqlRunStore, type SqlRunStoreOptions } from "./sql-run-store";

@@ -123,6 +123,8 @@ export interface RunStore {
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 
+  /** For the in-process modes: this process alone uses the store until close(), or StoreInUseError. */
+  acquireExclusiveUse(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -318,6 +318,10 @@ export class SqlRunStore implements RunStore {
     });
   }
 
+  acquireExclusiveUse(): Promise<void> {
+    return this.db.acquireExclusiveUse();
+  }
+
   ping(): Promise<void> {
     return this.db.ping();
   }

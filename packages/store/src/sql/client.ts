@@ -19,8 +19,20 @@ export interface SqlClient {
   readonly forUpdate: SQL;
   /** JSON column values as they come back from the driver, decoded. */
   decodeJson(value: unknown): unknown;
+  /**
+   * Makes this process the store's only user until close(), or throws when
+   * another live process holds it: for the modes whose queue lives in process.
+   */
+  acquireExclusiveUse(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export class StoreInUseError extends Error {
+  constructor(detail: string) {
+    super(`the run store is in use by another oah process (${detail}); only one may use it without Redis`);
+    this.name = "StoreInUseError";
+  }
 }
 
 export class Rollback<T> extends Error {

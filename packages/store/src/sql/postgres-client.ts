@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { encodeJson, Rollback, type SqlClient } from "./client";
+import { encodeJson, Rollback, type SqlClient, StoreInUseError } from "./client";
 import { storeUnavailable } from "./errors";
 
 const dialect = new PgDialect();
@@ -16,14 +16,18 @@ const types = {
   },
 };
 
-// Any fixed key: held while migrating so that hosts starting together migrate once.
+// Fixed advisory lock keys: one held while migrating, so that hosts starting
+// together migrate once; one held for life by a process that needs the store alone.
 const MIGRATION_LOCK_KEY = 7_214_300_551;
+const EXCLUSIVE_USE_KEY = 7_214_300_552;
 
 type Queryable = pg.Pool | pg.PoolClient;
 
 class PostgresConnection implements SqlClient {
   readonly dialect = "postgres" as const;
   readonly forUpdate = sql`FOR UPDATE`;
+
+  private owner: pg.PoolClient | undefined;
 
   constructor(
     protected readonly db: Queryable,
@@ -84,11 +88,26 @@ class PostgresConnection implements SqlClient {
     return value;
   }
 
+  async acquireExclusiveUse(): Promise<void> {
+    // A session-level advisory lock on a connection kept for the process's life:
+    // the server frees it by itself when the process dies.
+    const client = await this.pool.connect();
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+      EXCLUSIVE_USE_KEY,
+    ]);
+    if (!rows[0]?.locked) {
+      client.release();
+      throw new StoreInUseError("it holds the database's exclusive-use lock");
+    }
+    this.owner = client;
+  }
+
   async ping(): Promise<void> {
     await this.all(sql`SELECT 1`);
   }
 
   async close(): Promise<void> {
+    this.owner?.release(true);
     await this.pool.end();
   }
 }

@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { encodeJson, Rollback, type SqlClient } from "./client";
+import { encodeJson, Rollback, type SqlClient, StoreInUseError } from "./client";
 
 const dialect = new SQLiteSyncDialect();
 const STATEMENT_CACHE_SIZE = 256;
@@ -26,6 +26,16 @@ class Mutex {
     } finally {
       release();
     }
+  }
+}
+
+function processExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -53,6 +63,8 @@ class SqliteStatements {
 class SqliteConnection implements SqlClient {
   readonly dialect = "sqlite" as const;
   readonly forUpdate = sql``;
+
+  private ownerFile: string | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -106,12 +118,29 @@ class SqliteConnection implements SqlClient {
     return typeof value === "string" ? JSON.parse(value) : value;
   }
 
+  async acquireExclusiveUse(): Promise<void> {
+    // An owner file beside the database, naming the owning process; one left by
+    // a process that died is taken over.
+    const path = `${this.db.name}.owner`;
+    const mine = String(process.pid);
+    try {
+      const holder = Number(readFileSync(path, "utf8"));
+      if (holder !== process.pid && processExists(holder))
+        throw new StoreInUseError(`pid ${holder}, see ${path}`);
+    } catch (error) {
+      if (error instanceof StoreInUseError) throw error;
+    }
+    writeFileSync(path, mine);
+    this.ownerFile = path;
+  }
+
   async ping(): Promise<void> {
     await this.all(sql`SELECT 1`);
   }
 
   async close(): Promise<void> {
     await this.mutex?.lock(async () => this.db.close());
+    if (this.ownerFile) rmSync(this.ownerFile, { force: true });
   }
 }
 
