@@ -1,6 +1,15 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  plugins: [
+    {
+      // Lua scripts are imported as text, as esbuild's text loader does in the builds.
+      name: "lua-as-text",
+      transform(code, id) {
+        if (id.endsWith(".lua")) return { code: `export default ${JSON.stringify(code)};`, map: null };
+      },
+    },
+  ],
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],

@@ -1,11 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig } from "@oah/config";
-import type { SlotSnapshot } from "@oah/engine";
-import { openRunStore, type RunStore } from "@oah/store";
+import type { SlotSnapshot } from "@oah/contract";
+import { createMetrics, createRuntime, type Runtime, RuntimeError, runHostProcess } from "@oah/runtime";
 import { pino } from "pino";
 import { API_USAGE, type ApiCliOptions, parseApiArgs } from "./cli";
-import { createMetrics } from "./metrics";
-import { createEmbeddedEngine } from "./runtime";
 import { createApiServer } from "./server";
 
 function fail(message: string, code = 1): never {
@@ -26,11 +24,6 @@ function configure(cli: ApiCliOptions): OahConfig {
   if (!isLoopback(config.host) && !config.apiToken) {
     fail(`refusing to listen on ${config.host} without OAH_API_TOKEN: set a token or bind to 127.0.0.1`);
   }
-  if (cli.apiOnly)
-    fail("--api-only needs the Redis backend (OAH_REDIS_URL), which this version does not have yet");
-  if (config.redisUrl) {
-    fail("OAH_REDIS_URL is set, but this version runs only the embedded in-process queue; unset it");
-  }
   return config;
 }
 
@@ -47,27 +40,27 @@ async function main(): Promise<void> {
   }
   const config = configure(cli);
   const logger = pino({ level: config.logLevel, base: { service: "oah-api" } });
-  logger.info({ config: describeConfig(config) }, "starting");
+  logger.info({ config: describeConfig(config), apiOnly: cli.apiOnly }, "starting");
 
-  let store: RunStore;
+  let slots: () => SlotSnapshot[] = () => [];
+  const metrics = createMetrics(() => slots());
+  let runtime: Runtime;
   try {
-    store = await openRunStore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
+    runtime = await createRuntime({
+      config,
+      role: cli.apiOnly ? "api-only" : "api",
+      logger,
+      hooks: metrics.hooks,
       migrationsDir: fileURLToPath(new URL("./drizzle", import.meta.url)),
     });
   } catch (error) {
-    fail(
-      `cannot open the run store (${config.databaseUrl ? "PostgreSQL" : "SQLite"}): ${(error as Error).message}`,
-    );
+    if (error instanceof RuntimeError) fail(error.message);
+    throw error;
   }
-
-  let accepting = false;
-  let slots: () => SlotSnapshot[] = () => [];
-  const metrics = createMetrics(() => slots());
-  const runtime = createEmbeddedEngine(config, store, logger, metrics.hooks);
   const { engine } = runtime;
   slots = () => engine.slots();
+
+  let accepting = false;
   const server = createApiServer({
     engine,
     metrics,
@@ -76,49 +69,17 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     isAccepting: () => accepting,
   });
-
-  let stopping: Promise<void> | undefined;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal: exiting at once");
-      process.exit(1);
-    }
-    logger.info({ signal }, "shutting down: draining runs");
-    accepting = false;
-    stopping = (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await engine.stop();
-      await runtime.close();
-      await store.close();
-      await closed;
-      logger.info("stopped");
-    })();
-    stopping.then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
-
-  // Both refusals come before recovery touches any run: a second process on the
-  // same store, or on a taken port, must not fail the first one's runs.
-  await store.acquireExclusiveUse().catch((error: Error) => fail(error.message));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
-  }).catch((error: Error) => fail(`cannot listen on ${config.host}:${config.port}: ${error.message}`));
-  await engine.start();
-  accepting = true;
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, store: store.dialect, queue: "in-process", workers: config.workersMax }, "listening");
-  process.stdout.write(`oah-api listening on ${url}\n`);
+  await runHostProcess({
+    name: "oah-api",
+    runtime,
+    server,
+    host: config.host,
+    port: config.port,
+    logger,
+    setAccepting: (value) => {
+      accepting = value;
+    },
+  });
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -1,10 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type ApiContext, appRouter, createCaller, matchRoute, toApiError } from "@oah/api";
 import { OahError } from "@oah/core";
 import type { Logger, RunEngine } from "@oah/engine";
+import { type Metrics, serveProbe, tokenMatches } from "@oah/runtime";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
-import type { Metrics } from "./metrics";
 
 export interface ServerOptions {
   engine: RunEngine;
@@ -15,8 +14,6 @@ export interface ServerOptions {
   /** False while starting and once shutting down: /readyz answers 503. */
   isAccepting: () => boolean;
 }
-
-const PROBES = new Set(["/healthz", "/readyz"]);
 
 function sendJson(
   res: ServerResponse,
@@ -33,14 +30,6 @@ function sendError(res: ServerResponse, error: unknown, headers: Record<string, 
   const { status, body } = toApiError(error);
   sendJson(res, status, body, headers);
   return status;
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer (.+)$/i.exec(header ?? "");
-  if (!match) return false;
-  const given = Buffer.from(match[1]!);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
@@ -86,31 +75,18 @@ export function createApiServer(options: ServerOptions): Server {
     url: URL,
   ): Promise<{ route: string; status: number }> {
     const path = url.pathname;
-    if (path === "/healthz") {
-      sendJson(res, 200, { status: "ok" });
-      return { route: path, status: 200 };
-    }
-    if (path === "/readyz") {
-      let ready = options.isAccepting() && engine.ready;
-      if (ready)
-        ready = await engine.store.ping().then(
-          () => true,
-          () => false,
-        );
-      sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" });
-      return { route: path, status: ready ? 200 : 503 };
-    }
-    if (apiToken && !PROBES.has(path) && !tokenMatches(req.headers.authorization, apiToken)) {
+    const probe = await serveProbe(req, res, path, {
+      metrics,
+      apiToken,
+      isReady: async () =>
+        options.isAccepting() && engine.ready && (await engine.store.ping().then(() => true)),
+    });
+    if (probe !== null) return { route: path, status: probe };
+    if (apiToken && !tokenMatches(req.headers.authorization, apiToken)) {
       const status = sendError(res, new OahError("unauthorized", "a valid bearer token is required"), {
         "www-authenticate": 'Bearer realm="oah"',
       });
       return { route: "unauthorized", status };
-    }
-    if (path === "/metrics") {
-      const text = await metrics.registry.metrics();
-      res.writeHead(200, { "content-type": metrics.registry.contentType });
-      res.end(text);
-      return { route: path, status: 200 };
     }
     if (path.startsWith("/trpc/")) {
       await trpc(req, res);

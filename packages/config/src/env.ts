@@ -33,7 +33,18 @@ const envSchema = z.object({
   OAH_WORKERS_MAX: int(1, 1_024).default(16),
   OAH_WORKSPACE_ROOT: text.optional(),
   OAH_API_URL: text.optional(),
-  // Ours: the largest request body, and the log level.
+  // Pool sizing (SPEC §8: each default overridable by an OAH_POOL_* variable).
+  OAH_POOL_READY_SESSIONS_PER_CAPACITY_UNIT: z.coerce.number().positive().default(1),
+  OAH_POOL_RESERVED_SUBAGENT_CAPACITY: int(0, 1_024).default(1),
+  OAH_POOL_BUSY_RATIO_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),
+  OAH_POOL_AGE_THRESHOLD_MS: int(0).default(2_000),
+  OAH_POOL_SCALE_INTERVAL_MS: int(50).default(1_000),
+  OAH_POOL_SCALE_UP_COOLDOWN_MS: int(0).default(1_000),
+  OAH_POOL_SCALE_DOWN_COOLDOWN_MS: int(0).default(15_000),
+  OAH_POOL_SCALE_UP_SAMPLE_WINDOW: int(1, 1_000).default(2),
+  OAH_POOL_SCALE_DOWN_SAMPLE_WINDOW: int(1, 1_000).default(3),
+  // Ours: the sandbox's probe port, the largest request body, and the log level.
+  OAH_SANDBOX_PORT: int(0, 65_535).default(8788),
   OAH_MAX_BODY_BYTES: int(1_024).default(1_048_576),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 });
@@ -62,6 +73,18 @@ export interface OahConfig {
   workersMax: number;
   workspaceRoot: string;
   apiUrl: string;
+  pool: {
+    readySessionsPerCapacityUnit: number;
+    reservedSubagentCapacity: number;
+    busyRatioThreshold: number;
+    ageThresholdMs: number;
+    scaleIntervalMs: number;
+    upCooldownMs: number;
+    downCooldownMs: number;
+    upSampleWindow: number;
+    downSampleWindow: number;
+  };
+  sandboxPort: number;
   maxBodyBytes: number;
   logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
 }
@@ -117,6 +140,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workersMax: e.OAH_WORKERS_MAX,
     workspaceRoot: resolve(cwd, e.OAH_WORKSPACE_ROOT ?? join(dataDir, ".openharness", "workspaces")),
     apiUrl: e.OAH_API_URL ?? `http://127.0.0.1:${e.OAH_PORT}`,
+    pool: {
+      readySessionsPerCapacityUnit: e.OAH_POOL_READY_SESSIONS_PER_CAPACITY_UNIT,
+      reservedSubagentCapacity: e.OAH_POOL_RESERVED_SUBAGENT_CAPACITY,
+      busyRatioThreshold: e.OAH_POOL_BUSY_RATIO_THRESHOLD,
+      ageThresholdMs: e.OAH_POOL_AGE_THRESHOLD_MS,
+      scaleIntervalMs: e.OAH_POOL_SCALE_INTERVAL_MS,
+      upCooldownMs: e.OAH_POOL_SCALE_UP_COOLDOWN_MS,
+      downCooldownMs: e.OAH_POOL_SCALE_DOWN_COOLDOWN_MS,
+      upSampleWindow: e.OAH_POOL_SCALE_UP_SAMPLE_WINDOW,
+      downSampleWindow: e.OAH_POOL_SCALE_DOWN_SAMPLE_WINDOW,
+    },
+    sandboxPort: e.OAH_SANDBOX_PORT,
     maxBodyBytes: e.OAH_MAX_BODY_BYTES,
     logLevel: e.OAH_LOG_LEVEL,
   };

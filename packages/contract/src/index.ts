@@ -1,4 +1,5 @@
 export * from "./ids";
 export * from "./inputs";
+export * from "./pool";
 export * from "./run";
 export * from "./script";

@@ -40,15 +40,12 @@ export class Heartbeat {
     } catch (error) {
       logger.warn({ err: error, runs: runs.length }, "heartbeat write failed");
     }
-    await Promise.all(
-      runs.map(async (r) => {
-        try {
-          if (!(await queue.renew(r.sessionId, r.claim.token)))
-            active.abort(r.claim.runId, { kind: "fenced" });
-        } catch (error) {
-          logger.warn({ err: error, sessionId: r.sessionId }, "session lock renewal failed");
-        }
-      }),
-    );
+    try {
+      const locks = runs.map((r) => ({ sessionId: r.sessionId, token: r.claim.token }));
+      const lost = new Set(await queue.renewLocks(locks));
+      for (const r of runs) if (lost.has(r.sessionId)) active.abort(r.claim.runId, { kind: "fenced" });
+    } catch (error) {
+      logger.warn({ err: error, runs: runs.length }, "session lock renewal failed");
+    }
   }
 }

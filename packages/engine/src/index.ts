@@ -1,5 +1,8 @@
 export { type AbortReason, sleep } from "./abort";
-export { type CancelBus, LocalCancelBus } from "./cancel-bus";
+export { type CancelBus, LocalCancelBus } from "./coordination/cancel-bus";
+export type { PoolBoard } from "./coordination/pool-board";
+export { localRecoveryLock, type RecoveryLock } from "./coordination/recovery-lock";
+export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
 export { type EngineOptions, RunEngine } from "./engine";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export { RunFailure } from "./executors/executor";
@@ -7,5 +10,9 @@ export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/s
 export { runShell, type ShellOptions, type ShellResult } from "./executors/shell";
 export type { EngineHooks } from "./host";
 export { type Logger, silentLogger } from "./logger";
+export { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
+export { RedisCancelBus } from "./redis/redis-cancel-bus";
+export { RedisPoolBoard } from "./redis/redis-pool-board";
+export { RedisRecoveryLock } from "./redis/redis-recovery-lock";
+export { RedisWorkerRegistry } from "./redis/redis-worker-registry";
 export { outcomeOf } from "./worker/outcome";
-export type { SlotSnapshot } from "./worker/worker-pool";

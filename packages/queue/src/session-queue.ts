@@ -19,13 +19,18 @@ export interface QueuePressure {
   oldestSchedulableReadyAgeMs: number;
 }
 
+export interface SessionLock {
+  sessionId: string;
+  token: string;
+}
+
 export interface ReleaseOptions {
   /** A claimed entry that did not start: back into its place in the session's queue. */
   putBack?: QueueEntry;
   /**
    * Whether the session goes back to the ready set if runs remain (default true).
    * False when an earlier run is unfinished: the session then waits for that run
-   * to be enqueued, or for `ready()`.
+   * to be enqueued, or for a release once it ended.
    */
   ready?: boolean;
 }
@@ -42,14 +47,16 @@ export interface SessionQueue {
    * first), locks it with a fresh token and pops its head run.
    */
   claim(): Promise<SessionClaim | null>;
-  /** Extends the lock; false when the token no longer holds it. */
-  renew(sessionId: string, token: string): Promise<boolean>;
-  /** Drops the lock if the token still holds it; the session goes back to the end of the ready set. */
+  /** Extends the locks still held by their tokens, in one call; returns the sessions whose lock was lost. */
+  renewLocks(locks: readonly SessionLock[]): Promise<string[]>;
+  /**
+   * Drops the lock if the token still holds it; the session goes back to the end
+   * of the ready set if it has runs and no lock. With a token that no longer holds
+   * the lock (recovery of a dead worker's run), only the latter happens.
+   */
   release(sessionId: string, token: string, options?: ReleaseOptions): Promise<boolean>;
   /** Takes a run out of its session's queue (a queued run was cancelled). */
   remove(sessionId: string, runId: string): Promise<boolean>;
-  /** Marks a session ready if it has runs and no lock (after a run of it ended outside its worker). */
-  ready(sessionId: string): Promise<void>;
   /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */
   waitForWork(signal: AbortSignal): Promise<void>;
   pressure(): Promise<QueuePressure>;

@@ -104,13 +104,13 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
       expect((await q.claim())!.entry.runId).toBe(a1.runId);
     });
 
-    it("ready() wakes a waiting session that has runs and no lock", async () => {
+    it("a release with a token that holds nothing still makes a waiting session ready", async () => {
       const a2 = entry("a", 2);
       await q.enqueue([a2]);
       const claim = await q.claim();
       await q.release("a", claim!.token, { putBack: a2, ready: false });
       expect(await q.claim()).toBeNull();
-      await q.ready("a");
+      expect(await q.release("a", "a-dead-workers-token")).toBe(false);
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
@@ -128,17 +128,17 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
     it("renews a lock only with its token, and frees it when it expires", async () => {
       await q.enqueue([entry("a", 1), entry("a", 2)]);
       const claim = await q.claim();
-      expect(await q.renew("a", claim!.token)).toBe(true);
-      expect(await q.renew("a", "other")).toBe(false);
+      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
+      expect(await q.renewLocks([{ sessionId: "a", token: "other" }])).toEqual(["a"]);
       await h.advance(LOCK_TTL_MS + 50);
-      expect(await q.renew("a", claim!.token)).toBe(false);
+      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual(["a"]);
       // The lock expired; the holder's release must not take anything from a new owner.
-      await q.ready("a");
+      await q.release("a", "nobody");
       const taken = await q.claim();
       expect(taken!.sessionId).toBe("a");
       expect(taken!.token).not.toBe(claim!.token);
       expect(await q.release("a", claim!.token)).toBe(false);
-      expect(await q.renew("a", taken!.token)).toBe(true);
+      expect(await q.renewLocks([{ sessionId: "a", token: taken!.token }])).toEqual([]);
     });
 
     it("wakes a waiting worker when a run becomes claimable, and on abort", async () => {

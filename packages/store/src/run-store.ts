@@ -78,6 +78,8 @@ export interface RecoveredRun {
   run: Run;
   /** Present when the run was requeued: where it goes back into its session's queue. */
   queueEntry: QueueEntry | null;
+  /** The claim token of the execution that went stale: its session lock may still be held by it. */
+  previousClaimToken: string | null;
 }
 
 export interface RecoveryRequest {

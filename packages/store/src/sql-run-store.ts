@@ -301,7 +301,11 @@ export class SqlRunStore implements RunStore {
         await this.insertEvent(tx, request.runId, "run.queued", now, data);
         await tx.run(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at, ended_at, output)
           VALUES (${request.runId}, 'system', 'run.requeued', 'completed', ${now}, ${now}, ${tx.json(data)})`);
-        return { run: this.run(requeued!), queueEntry: entryOf(requeued!) };
+        return {
+          run: this.run(requeued!),
+          queueEntry: entryOf(requeued!),
+          previousClaimToken: row.claim_token,
+        };
       }
       const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
       const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'failed',
@@ -314,7 +318,7 @@ export class SqlRunStore implements RunStore {
         reason: recovery.reason,
         recoveryState: recovery.state,
       });
-      return { run: this.run(failed!), queueEntry: null };
+      return { run: this.run(failed!), queueEntry: null, previousClaimToken: row.claim_token };
     });
   }
 

@@ -202,6 +202,7 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       lastSeenBefore,
     });
     expect(requeued?.queueEntry).toMatchObject({ runId: stale.id, sessionId: "s-rec", queueSeq: 1 });
+    expect(requeued?.previousClaimToken).toBe("dead");
     expect(requeued?.run).toMatchObject({
       status: "queued",
       startedAt: null,
@@ -235,6 +236,7 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       lastSeenBefore: clock + 1,
     });
     expect(failed?.queueEntry).toBeNull();
+    expect(failed?.previousClaimToken).toBe("again");
     expect(failed?.run).toMatchObject({
       status: "failed",
       errorCode: "worker_recovery_failed",

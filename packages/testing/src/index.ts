@@ -2,4 +2,5 @@ export * from "./http";
 export * from "./paths";
 export * from "./postgres";
 export * from "./processes";
+export * from "./redis";
 export * from "./stores";

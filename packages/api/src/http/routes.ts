@@ -68,6 +68,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
     status: 202,
     call: (c, r) => c.runs.cancel({ ...objectBody(r.body), runId: r.params.runId! }),
   },
+  {
+    method: "GET",
+    path: "/api/v1/pool",
+    status: 200,
+    call: (c) => c.admin.pool(),
+  },
 ];
 
 interface CompiledRoute {

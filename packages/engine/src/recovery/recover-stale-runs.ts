@@ -52,7 +52,9 @@ export async function recoverRun(run: Run, options: RecoveryOptions): Promise<Re
   });
   if (!recovered) return null;
   if (recovered.queueEntry) await queue.enqueue([recovered.queueEntry]);
-  else await queue.ready(run.sessionId);
+  // Frees the session lock if the stale execution still holds it (token-checked, so a live
+  // owner is never robbed), and makes the session ready for its next run.
+  await queue.release(run.sessionId, recovered.previousClaimToken ?? "");
   options.logger.warn(
     { runId: run.id, sessionId: run.sessionId, from, action: decision.action, reason: decision.reason },
     "recovered a stale run",

@@ -21,7 +21,13 @@ export class Worker {
   constructor(
     readonly id: string,
     private readonly host: HostContext,
+    /** Told the queue wait of each run this worker starts. */
+    private readonly onStarted: (queueWaitMs: number) => void = () => {},
   ) {}
+
+  get stopRequested(): boolean {
+    return this.stopClaiming.signal.aborted;
+  }
 
   start(): void {
     this.loop ??= this.run();
@@ -30,6 +36,7 @@ export class Worker {
   /** Stops claiming; resolves once the run in hand (if any) has ended. */
   stop(): Promise<void> {
     this.stopClaiming.abort();
+    if (this.state !== "busy") this.state = "stopping";
     return this.loop ?? Promise.resolve();
   }
 
@@ -80,7 +87,9 @@ export class Worker {
       return;
     }
     if (start.kind === "started") {
-      this.host.hooks.runStarted?.({ run: start.run, queueWaitMs: Date.now() - entry.enqueuedAt });
+      const queueWaitMs = Date.now() - entry.enqueuedAt;
+      this.onStarted(queueWaitMs);
+      this.host.hooks.runStarted?.({ run: start.run, queueWaitMs });
       await executeRun(this.host, start.run, { runId: entry.runId, token });
     }
     await queue.release(sessionId, token);

@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { QueueEntry, RunPriority } from "@oah/core";
-import type { QueuePressure, ReleaseOptions, SessionClaim, SessionQueue } from "../session-queue";
+import type {
+  QueuePressure,
+  ReleaseOptions,
+  SessionClaim,
+  SessionLock,
+  SessionQueue,
+} from "../session-queue";
 
 interface SessionState {
   /** Waiting runs, ascending queueSeq. */
@@ -115,11 +121,17 @@ export class MemorySessionQueue implements SessionQueue {
     return null;
   }
 
-  async renew(sessionId: string, token: string): Promise<boolean> {
-    const state = this.sessions.get(sessionId);
-    if (!state || !this.isLocked(state) || state.lock!.token !== token) return false;
-    state.lock!.expiresAt = this.now() + this.lockTtlMs;
-    return true;
+  async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
+    const lost: string[] = [];
+    for (const { sessionId, token } of locks) {
+      const state = this.sessions.get(sessionId);
+      if (state && this.isLocked(state) && state.lock!.token === token) {
+        state.lock!.expiresAt = this.now() + this.lockTtlMs;
+      } else {
+        lost.push(sessionId);
+      }
+    }
+    return lost;
   }
 
   async release(sessionId: string, token: string, options: ReleaseOptions = {}): Promise<boolean> {
@@ -142,11 +154,6 @@ export class MemorySessionQueue implements SessionQueue {
     else if (index === 0 && this.laneOf(sessionId)) this.markReady(sessionId, state);
     this.forget(sessionId, state);
     return true;
-  }
-
-  async ready(sessionId: string): Promise<void> {
-    const state = this.sessions.get(sessionId);
-    if (state) this.markReady(sessionId, state);
   }
 
   waitForWork(signal: AbortSignal): Promise<void> {

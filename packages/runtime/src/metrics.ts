@@ -1,4 +1,5 @@
-import type { EngineHooks, SlotSnapshot } from "@oah/engine";
+import type { SlotSnapshot } from "@oah/contract";
+import type { EngineHooks } from "@oah/engine";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export interface Metrics {

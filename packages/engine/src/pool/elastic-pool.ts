@@ -1,0 +1,315 @@
+import type {
+  PoolDecision,
+  PoolReport,
+  PoolSample,
+  PoolSnapshot,
+  ProcessKind,
+  WorkerLease,
+} from "@oah/contract";
+import {
+  type HysteresisConfig,
+  INITIAL_REBALANCE_STATE,
+  type PoolGlobalSignals,
+  type PoolSizingConfig,
+  type Rebalance,
+  type RebalanceState,
+  rebalance,
+  sameDecision,
+  shutdownRebalance,
+  suggestPoolSize,
+} from "@oah/core";
+import type { QueuePressure } from "@oah/queue";
+import type { PoolBoard } from "../coordination/pool-board";
+import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-registry";
+import type { HostContext } from "../host";
+import { Worker } from "../worker/worker";
+import { ProcessFigures } from "./process-figures";
+import { QueueWaitWindow } from "./queue-wait-window";
+
+export interface PoolOptions {
+  min: number;
+  max: number;
+  sizing: Omit<PoolSizingConfig, "min" | "max">;
+  hysteresis: HysteresisConfig;
+  scaleIntervalMs: number;
+  processKind: ProcessKind;
+  /** Null without Redis: the pool then sizes itself on local figures only. */
+  registry: WorkerRegistry | null;
+  board: PoolBoard | null;
+  /** One sample of history per this many ms, kept for `historyLength` samples. */
+  historyIntervalMs?: number;
+  historyLength?: number;
+}
+
+const MAX_DECISIONS = 50;
+
+/**
+ * The workers of one host, sized elastically (SPEC §8): on every tick it reads
+ * the queue's pressure and the registry, asks the pure sizing policy, applies
+ * the hysteresis, then starts workers or stops idle ones (never a busy one).
+ */
+export class ElasticPool {
+  private readonly workers: Worker[] = [];
+  private next = 0;
+  private rebalanceState: RebalanceState = INITIAL_REBALANCE_STATE;
+  private readonly decisions: PoolDecision[] = [];
+  private readonly samples: PoolSample[] = [];
+  private lastSampleAt = 0;
+  private snapshot: PoolSnapshot | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private lastError: string | undefined;
+  private readonly figures = new ProcessFigures();
+  readonly queueWaits = new QueueWaitWindow();
+  private readonly historyIntervalMs: number;
+  private readonly historyLength: number;
+
+  constructor(
+    private readonly host: HostContext,
+    private readonly options: PoolOptions,
+  ) {
+    this.historyIntervalMs = options.historyIntervalMs ?? 5_000;
+    this.historyLength = options.historyLength ?? 720;
+  }
+
+  private get leaseTtlMs(): number {
+    return 3 * this.options.scaleIntervalMs;
+  }
+
+  /** Sizes the pool once (a direct jump to the suggestion), then keeps sizing it. */
+  async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => {
+        this.ticking = undefined;
+      });
+    }, this.options.scaleIntervalMs);
+    this.timer.unref();
+  }
+
+  private active(): Worker[] {
+    return this.workers.filter((w) => !w.stopRequested);
+  }
+
+  async tick(now = Date.now()): Promise<void> {
+    try {
+      const pressure = await this.host.queue.pressure();
+      const global = await this.globalSignals(now);
+      this.decide(pressure, global, now);
+      if (this.lastError) this.host.logger.info({}, "pool sizing recovered");
+      this.lastError = undefined;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (message !== this.lastError)
+        this.host.logger.warn({ err: error }, "pool sizing failed; keeping the current size");
+      this.lastError = message;
+    }
+  }
+
+  private leases(now: number): WorkerLease[] {
+    const { cpuPercent, rssMb } = this.figures.read();
+    return this.workers.map((w) => ({
+      workerId: w.id,
+      hostId: this.host.hostId,
+      processKind: this.options.processKind,
+      state: w.state,
+      sessionId: w.current?.sessionId ?? null,
+      runId: w.current?.runId ?? null,
+      lastSeenAt: now,
+      expiresAt: now + this.leaseTtlMs,
+      intervalMs: this.options.scaleIntervalMs,
+      cpuPercent,
+      rssMb,
+    }));
+  }
+
+  private async globalSignals(now: number): Promise<PoolGlobalSignals | null> {
+    const { registry } = this.options;
+    if (!registry) return null;
+    await registry.publish(this.leases(now), this.leaseTtlMs);
+    const live = (await registry.list()).filter((l) => isHealthyLease(l, now) && l.state !== "stopping");
+    const remote = live.filter((l) => l.hostId !== this.host.hostId);
+    return {
+      globalActiveWorkers: live.length,
+      globalBusyWorkers: live.filter((l) => l.state === "busy").length,
+      remoteActiveWorkers: remote.length,
+      remoteBusyWorkers: remote.filter((l) => l.state === "busy").length,
+    };
+  }
+
+  private decide(pressure: QueuePressure, global: PoolGlobalSignals | null, now: number): void {
+    const { min, max, sizing, hysteresis } = this.options;
+    const active = this.active();
+    const busy = active.filter((w) => w.state === "busy").length;
+    const idle = active.filter((w) => w.state === "idle").length;
+    const suggestion = suggestPoolSize(
+      { ...pressure, activeWorkers: active.length, busyWorkers: busy, idleWorkers: idle, global },
+      { min, max, ...sizing },
+    );
+    const step = rebalance(this.rebalanceState, suggestion.localSuggested, now, hysteresis);
+    this.rebalanceState = step.state;
+    this.resize(step.desired);
+    this.record(step, {
+      at: now,
+      reason: step.reason,
+      previousDesired: step.previousDesired,
+      desired: step.desired,
+      localSuggested: suggestion.localSuggested,
+      globalSuggested: suggestion.globalSuggested,
+      pressures: suggestion.pressures,
+      readySessionCount: pressure.readySessionCount,
+      busyWorkers: global?.globalBusyWorkers ?? busy,
+      activeWorkers: global?.globalActiveWorkers ?? active.length,
+      remoteActiveWorkers: global?.remoteActiveWorkers ?? 0,
+    });
+    const after = this.active();
+    const busyAfter = after.filter((w) => w.state === "busy").length;
+    const p50 = this.queueWaits.percentile(50, now);
+    const p95 = this.queueWaits.percentile(95, now);
+    this.snapshot = {
+      hostId: this.host.hostId,
+      processKind: this.options.processKind,
+      at: now,
+      min,
+      max,
+      pressure,
+      busyWorkers: busyAfter,
+      idleWorkers: after.length - busyAfter,
+      activeWorkers: after.length,
+      slotCapacity: after.length,
+      busySlots: busyAfter,
+      idleSlots: after.length - busyAfter,
+      globalActiveWorkers: global?.globalActiveWorkers ?? null,
+      globalBusyWorkers: global?.globalBusyWorkers ?? null,
+      remoteActiveWorkers: global?.remoteActiveWorkers ?? null,
+      remoteBusyWorkers: global?.remoteBusyWorkers ?? null,
+      pressures: suggestion.pressures,
+      suggested: suggestion.localSuggested,
+      globalSuggested: suggestion.globalSuggested,
+      desired: step.desired,
+      availableIdleCapacity: suggestion.availableIdleCapacity,
+      readySessionsPerActiveWorker: suggestion.readySessionsPerActiveWorker,
+      subagentReserveTarget: suggestion.subagentReserveTarget,
+      subagentReserveDeficit: suggestion.subagentReserveDeficit,
+      queueWaitP50Ms: p50,
+      queueWaitP95Ms: p95,
+      lastRebalanceAt: this.rebalanceState.lastChangeAt,
+      lastRebalanceReason: this.decisions[this.decisions.length - 1]?.reason ?? null,
+      upStreak: step.state.upStreak,
+      downStreak: step.state.downStreak,
+      upCooldownRemainingMs: step.upCooldownRemainingMs,
+      downCooldownRemainingMs: step.downCooldownRemainingMs,
+      slots: this.slots(),
+    };
+    if (now - this.lastSampleAt >= this.historyIntervalMs) {
+      this.lastSampleAt = now;
+      this.samples.push({
+        at: now,
+        readySessionCount: pressure.readySessionCount,
+        busyWorkers: busyAfter,
+        idleWorkers: after.length - busyAfter,
+        desired: step.desired,
+        queueWaitP50Ms: p50,
+        queueWaitP95Ms: p95,
+      });
+      if (this.samples.length > this.historyLength) this.samples.shift();
+      void this.options.board
+        ?.publishHistory(this.host.hostId, this.samples, this.historyIntervalMs * 3)
+        .catch(() => {});
+    }
+    void this.options.board?.publish(this.report()!, this.leaseTtlMs).catch(() => {});
+  }
+
+  /** Keeps a decision unless it equals the previous one but for its time; logs changes only. */
+  private record(step: Rebalance, decision: PoolDecision): void {
+    const last = this.decisions[this.decisions.length - 1];
+    if (last && sameDecision(last, decision)) return;
+    this.decisions.push(decision);
+    if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
+    if (!last || last.reason !== decision.reason || step.previousDesired !== step.desired) {
+      this.host.logger.info(
+        {
+          reason: decision.reason,
+          from: step.previousDesired,
+          to: step.desired,
+          suggested: decision.localSuggested,
+        },
+        "pool rebalance",
+      );
+    }
+  }
+
+  /** Starts workers up to `desired`, or stops the newest idle ones down to it. */
+  private resize(desired: number): void {
+    const active = this.active();
+    for (let i = active.length; i < desired; i++) {
+      const worker = new Worker(`${this.host.hostId}/w${++this.next}`, this.host, (ms) =>
+        this.queueWaits.record(ms),
+      );
+      this.workers.push(worker);
+      worker.start();
+    }
+    let excess = active.length - desired;
+    for (const worker of [...active].reverse()) {
+      if (excess <= 0) break;
+      if (worker.state !== "idle") continue;
+      excess--;
+      void this.retire(worker);
+    }
+  }
+
+  private async retire(worker: Worker): Promise<void> {
+    await worker.stop();
+    this.workers.splice(this.workers.indexOf(worker), 1);
+    await this.options.registry?.remove([worker.id]).catch(() => {});
+  }
+
+  slots(): PoolSnapshot["slots"] {
+    return this.workers.map((w) => ({
+      id: w.id,
+      state: w.state,
+      sessionId: w.current?.sessionId ?? null,
+      runId: w.current?.runId ?? null,
+    }));
+  }
+
+  report(): PoolReport | null {
+    return this.snapshot ? { snapshot: this.snapshot, recentDecisions: [...this.decisions] } : null;
+  }
+
+  history(): PoolSample[] {
+    return [...this.samples];
+  }
+
+  /** Stops sizing and claiming; resolves true when every run in hand ended within `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    clearInterval(this.timer);
+    await this.ticking;
+    const step = shutdownRebalance(this.rebalanceState, Date.now());
+    this.rebalanceState = step.state;
+    const last = this.decisions[this.decisions.length - 1];
+    if (last)
+      this.record(step, {
+        ...last,
+        at: Date.now(),
+        reason: "shutdown",
+        previousDesired: step.previousDesired,
+        desired: 0,
+      });
+    const stopped = Promise.all(this.workers.map((w) => w.stop())).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const drained = await Promise.race([stopped, timedOut]);
+    clearTimeout(timer);
+    return drained;
+  }
+
+  /** Resolves when every worker loop has ended; withdraws this host's leases and report. */
+  async stopped(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.stop()));
+    await this.options.registry?.remove(this.workers.map((w) => w.id)).catch(() => {});
+    await this.options.board?.remove(this.host.hostId).catch(() => {});
+  }
+}

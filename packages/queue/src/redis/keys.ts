@@ -1,0 +1,35 @@
+/**
+ * Key names. Every key carries the same hash tag, `{prefix}`, so that the
+ * scripts, which touch a session's keys and the ready set together, run on a
+ * single Redis Cluster slot.
+ */
+export function redisKeys(prefix: string) {
+  const base = `{${prefix}}:`;
+  return {
+    /** Prefix of the per-session keys the scripts build: `queue:<session>`, `lock:<session>`. */
+    base,
+    readySubagent: `${base}ready:subagent`,
+    readyNormal: `${base}ready:normal`,
+    /** runId → entry JSON of every queued run. */
+    entries: `${base}entries`,
+    /** Fencing token counter. */
+    fence: `${base}fence`,
+    /** Wake tokens for idle workers: one per session that became ready. */
+    wake: `${base}wake`,
+    lock: (sessionId: string) => `${base}lock:${sessionId}`,
+    queue: (sessionId: string) => `${base}queue:${sessionId}`,
+    /** Pub/sub channel of cancel requests. */
+    cancelChannel: `${base}cancel`,
+    /** Worker leases: `worker:<id>` with a TTL, and their index by expiry. */
+    worker: (workerId: string) => `${base}worker:${workerId}`,
+    workers: `${base}workers`,
+    /** Pool snapshots of live hosts, and their index by expiry. */
+    poolHost: (hostId: string) => `${base}pool:${hostId}`,
+    poolHistory: (hostId: string) => `${base}pool-history:${hostId}`,
+    poolHosts: `${base}pool-hosts`,
+    /** Held by the one host scanning for stale runs. */
+    recoveryLock: `${base}recovery-lock`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

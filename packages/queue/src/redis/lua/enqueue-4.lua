@@ -1,0 +1,19 @@
+-- Adds runs to their sessions' queues (ordered by queueSeq, duplicates ignored)
+-- and makes the sessions ready.
+-- KEYS: readySub, readyNormal, entries, wake
+-- ARGV: base, now, entry JSON...
+local readySub, readyNormal, entries, wake = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local base, now = ARGV[1], tonumber(ARGV[2])
+--@include mark-ready
+
+local touched = {}
+for i = 3, #ARGV do
+  local session = addEntry(ARGV[i])
+  if session then
+    touched[session] = true
+  end
+end
+for session in pairs(touched) do
+  markReady(session, now)
+end
+return 0

@@ -1,0 +1,39 @@
+-- Puts a session into the ready lane of its head run (subagent or normal), unless
+-- it is locked or has no runs. Keeps how long it has already waited when it only
+-- changes lanes; a newly ready session pushes one wake token.
+-- Needs: base (key prefix with hash tag), readySub, readyNormal, entries, wake.
+local function markReady(session, now)
+  local queue = base .. "queue:" .. session
+  local head = redis.call("ZRANGE", queue, 0, 0)[1]
+  if not head or redis.call("EXISTS", base .. "lock:" .. session) == 1 then
+    return
+  end
+  local entry = redis.call("HGET", entries, head)
+  local lane = readyNormal
+  if entry and cjson.decode(entry).priority == "subagent" then
+    lane = readySub
+  end
+  local other = lane == readySub and readyNormal or readySub
+  if redis.call("ZSCORE", lane, session) then
+    return
+  end
+  local since = redis.call("ZSCORE", other, session)
+  if since then
+    redis.call("ZREM", other, session)
+  else
+    since = now
+  end
+  redis.call("ZADD", lane, since, session)
+  redis.call("LPUSH", wake, "1")
+  redis.call("LTRIM", wake, 0, 999)
+end
+
+-- Adds one entry (JSON) to its session's queue; false when the run is queued already.
+local function addEntry(json)
+  local e = cjson.decode(json)
+  if redis.call("HSETNX", entries, e.runId, json) == 0 then
+    return false
+  end
+  redis.call("ZADD", base .. "queue:" .. e.sessionId, e.queueSeq, e.runId)
+  return e.sessionId
+end

@@ -1,0 +1,20 @@
+-- Takes a run out of its session's queue (a queued run was cancelled); the
+-- session leaves the ready set when it empties, or moves lane with its new head.
+-- KEYS: readySub, readyNormal, entries, wake
+-- ARGV: base, sessionId, runId, now
+-- Returns 1 when the run was queued.
+local readySub, readyNormal, entries, wake = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local base, session, runId, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+--@include mark-ready
+
+if redis.call("ZREM", base .. "queue:" .. session, runId) == 0 then
+  return 0
+end
+redis.call("HDEL", entries, runId)
+if redis.call("EXISTS", base .. "queue:" .. session) == 0 then
+  redis.call("ZREM", readySub, session)
+  redis.call("ZREM", readyNormal, session)
+elseif redis.call("ZSCORE", readySub, session) or redis.call("ZSCORE", readyNormal, session) then
+  markReady(session, now)
+end
+return 1

@@ -1,0 +1,43 @@
+/// <reference path="../lua.d.ts" />
+import type { Redis } from "ioredis";
+import claim from "./lua/claim-4.lua";
+import enqueue from "./lua/enqueue-4.lua";
+import markReady from "./lua/includes/mark-ready.lua";
+import pressure from "./lua/pressure-3.lua";
+import release from "./lua/release-4.lua";
+import remove from "./lua/remove-4.lua";
+import renewLocks from "./lua/renew-locks-0.lua";
+
+const INCLUDES: Record<string, string> = { "mark-ready": markReady };
+
+/** Expands `--@include name` lines with the shared fragments of lua/includes/. */
+export function expandIncludes(source: string): string {
+  return source.replace(/^--@include ([\w-]+)$/gm, (_, name: string) => {
+    const fragment = INCLUDES[name];
+    if (fragment === undefined) throw new Error(`unknown Lua include ${name}`);
+    return fragment;
+  });
+}
+
+// The key count is part of each file's name, as in BullMQ (claim-4.lua takes 4 keys).
+const SCRIPTS = {
+  oahEnqueue: { numberOfKeys: 4, lua: enqueue },
+  oahClaim: { numberOfKeys: 4, lua: claim },
+  oahRelease: { numberOfKeys: 4, lua: release },
+  oahRenewLocks: { numberOfKeys: 0, lua: renewLocks },
+  oahRemove: { numberOfKeys: 4, lua: remove },
+  oahPressure: { numberOfKeys: 3, lua: pressure },
+} as const;
+
+type Arg = string | number;
+type ScriptName = keyof typeof SCRIPTS;
+
+/** A connection with the scripts defined: ioredis sends EVALSHA, and the source once on NOSCRIPT. */
+export type ScriptedRedis = Redis & { [K in ScriptName]: (...args: Arg[]) => Promise<unknown> };
+
+export function defineScripts(redis: Redis): ScriptedRedis {
+  for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
+    redis.defineCommand(name, { numberOfKeys, lua: expandIncludes(lua) });
+  }
+  return redis as ScriptedRedis;
+}

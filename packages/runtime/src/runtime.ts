@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { OahConfig } from "@oah/config";
+import { DEFAULT_HYSTERESIS } from "@oah/core";
+import {
+  type CancelBus,
+  type EngineHooks,
+  LocalCancelBus,
+  type Logger,
+  localRecoveryLock,
+  type PoolBoard,
+  type PoolOptions,
+  type RecoveryLock,
+  RedisCancelBus,
+  RedisPoolBoard,
+  RedisRecoveryLock,
+  RedisWorkerRegistry,
+  RunEngine,
+  type WorkerRegistry,
+} from "@oah/engine";
+import { MemorySessionQueue, RedisSessionQueue, type SessionQueue } from "@oah/queue";
+import { openRunStore, type RunStore } from "@oah/store";
+import type { Redis } from "ioredis";
+import { createExecutors } from "./executors";
+import { connectRedis } from "./redis-connection";
+
+/** What a process is: the API with workers, the API alone, or a standalone worker host. */
+export type HostRole = "api" | "api-only" | "sandbox";
+
+export interface RuntimeOptions {
+  config: OahConfig;
+  role: HostRole;
+  logger: Logger;
+  hooks?: EngineHooks;
+  /** The folder holding the `pg/` and `sqlite/` migrations. */
+  migrationsDir: string;
+}
+
+export interface Runtime {
+  engine: RunEngine;
+  store: RunStore;
+  hostId: string;
+  queueKind: "in-process" | "redis";
+  close(): Promise<void>;
+}
+
+/** A startup refusal with a message for the operator. */
+export class RuntimeError extends Error {}
+
+/** A process's identity in logs, claims, leases and recovery records. */
+export const newHostId = (role: HostRole): string =>
+  `${role === "sandbox" ? "sandbox" : "api"}-${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
+
+function poolOptions(
+  config: OahConfig,
+  role: HostRole,
+  registry: WorkerRegistry | null,
+  board: PoolBoard | null,
+): PoolOptions | null {
+  if (role === "api-only") return null;
+  const p = config.pool;
+  return {
+    min: config.workersMin,
+    max: config.workersMax,
+    sizing: {
+      readySessionsPerCapacityUnit: p.readySessionsPerCapacityUnit,
+      reservedSubagentCapacity: p.reservedSubagentCapacity,
+      busyRatioThreshold: p.busyRatioThreshold,
+      ageThresholdMs: p.ageThresholdMs,
+    },
+    hysteresis: {
+      ...DEFAULT_HYSTERESIS,
+      upSampleWindow: p.upSampleWindow,
+      downSampleWindow: p.downSampleWindow,
+      upCooldownMs: p.upCooldownMs,
+      downCooldownMs: p.downCooldownMs,
+    },
+    scaleIntervalMs: p.scaleIntervalMs,
+    processKind: role === "sandbox" ? "standalone" : "embedded",
+    registry,
+    board,
+  };
+}
+
+/**
+ * Opens the store and the queue the configuration names and builds the engine
+ * (SPEC §2): in process without OAH_REDIS_URL, over Redis with it. Refuses, with
+ * a RuntimeError, what cannot work: a split-mode process without Redis and
+ * PostgreSQL, an unreachable service, a store another in-process host owns.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, role, logger } = options;
+  if (role !== "api" && (!config.redisUrl || !config.databaseUrl)) {
+    const what = role === "sandbox" ? "oah-sandbox" : "oah-api --api-only";
+    throw new RuntimeError(
+      `${what} needs OAH_REDIS_URL and OAH_DATABASE_URL (Redis and PostgreSQL shared with the other processes)`,
+    );
+  }
+  let store: RunStore;
+  try {
+    store = await openRunStore({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      migrationsDir: options.migrationsDir,
+    });
+  } catch (error) {
+    const kind = config.databaseUrl ? "PostgreSQL" : "SQLite";
+    throw new RuntimeError(`cannot open the run store (${kind}): ${(error as Error).message}`);
+  }
+  let redis: Redis | null = null;
+  try {
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl);
+    else await store.acquireExclusiveUse();
+  } catch (error) {
+    await store.close();
+    throw new RuntimeError((error as Error).message);
+  }
+
+  const hostId = newHostId(role);
+  let queue: SessionQueue;
+  let cancelBus: CancelBus;
+  let recoveryLock: RecoveryLock = localRecoveryLock;
+  let board: PoolBoard | null = null;
+  let registry: WorkerRegistry | null = null;
+  if (redis) {
+    queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
+    cancelBus = new RedisCancelBus(redis, config.redisPrefix);
+    recoveryLock = new RedisRecoveryLock(redis, config.redisPrefix);
+    board = new RedisPoolBoard(redis, config.redisPrefix);
+    registry = new RedisWorkerRegistry(redis, config.redisPrefix);
+  } else {
+    queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs });
+    cancelBus = new LocalCancelBus();
+  }
+  const engine = new RunEngine({
+    hostId,
+    store,
+    queue,
+    cancelBus,
+    recoveryLock,
+    board,
+    executors: createExecutors(config),
+    logger,
+    hooks: options.hooks,
+    pool: poolOptions(config, role, registry, board),
+    workspaceRoot: config.workspaceRoot,
+    runTimeoutMs: config.runTimeoutMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    drainTimeoutMs: config.drainTimeoutMs,
+    recovery: {
+      strategy: config.recoveryStrategy,
+      maxAttempts: config.recoveryMaxAttempts,
+      exclusiveOwner: redis === null,
+      staleAfterMs: config.staleRunAfterMs,
+      scanIntervalMs: config.recoveryScanIntervalMs,
+    },
+  });
+  return {
+    engine,
+    store,
+    hostId,
+    queueKind: redis ? "redis" : "in-process",
+    close: async () => {
+      await queue.close();
+      await cancelBus.close();
+      redis?.disconnect();
+      await store.close();
+    },
+  };
+}

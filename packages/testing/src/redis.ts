@@ -1,0 +1,56 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+
+/** The server the tests use: OAH_TEST_REDIS_URL, else the local default of these machines. */
+export const REDIS_TEST_URL = process.env.OAH_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface TestRedis {
+  url: string;
+  /** A prefix of its own, so that suites running at once never share keys. */
+  prefix: string;
+  client: Redis;
+  /** Every key of this prefix. */
+  keys(): Promise<string[]>;
+  dispose(): Promise<void>;
+}
+
+export async function createTestRedis(): Promise<TestRedis> {
+  const client = new Redis(REDIS_TEST_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  });
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    // Loud on purpose: a suite that needs Redis must fail, never skip, when it is missing.
+    throw new Error(
+      `Redis is required by this test and is not reachable at ${REDIS_TEST_URL} (${(error as Error).message}). ` +
+        "Start it (see .ci/run) or set OAH_TEST_REDIS_URL.",
+    );
+  }
+  const prefix = `oahtest-${randomBytes(5).toString("hex")}`;
+  const keys = async () => {
+    const found: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, batch] = await client.scan(cursor, "MATCH", `{${prefix}}:*`, "COUNT", 1000);
+      found.push(...batch);
+      cursor = next;
+    } while (cursor !== "0");
+    return found;
+  };
+  return {
+    url: REDIS_TEST_URL,
+    prefix,
+    client,
+    keys,
+    dispose: async () => {
+      const left = await keys();
+      if (left.length > 0) await client.del(...left);
+      client.disconnect();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// Bundles an app (run from its folder) into dist/main.js: the workspace packages
+// (TypeScript sources) are inlined, npm dependencies stay external, Lua scripts
+// come in as text, and the migrations travel with the bundle.
+import { cpSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+
+const root = new URL("..", import.meta.url).pathname;
+const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
+
+/** Every npm dependency of the app and of the workspace packages it pulls in, transitively. */
+function externals(pkg, seen = new Set(), found = new Set()) {
+  for (const dep of Object.keys(pkg.dependencies ?? {})) {
+    if (!dep.startsWith("@oah/")) {
+      found.add(dep);
+    } else if (!seen.has(dep)) {
+      seen.add(dep);
+      externals(readJson(join(root, "node_modules", dep, "package.json")), seen, found);
+    }
+  }
+  return found;
+}
+
+const external = [...externals(readJson("package.json"))];
+rmSync("dist", { recursive: true, force: true });
+await build({
+  entryPoints: ["src/main.ts"],
+  outfile: "dist/main.js",
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  sourcemap: true,
+  loader: { ".lua": "text" },
+  external: [...external, ...external.map((d) => `${d}/*`)],
+  logLevel: "warning",
+});
+cpSync(join(root, "drizzle"), "dist/drizzle", { recursive: true });
