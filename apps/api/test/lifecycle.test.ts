@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive, STORE_KINDS, waitFor } from "@oah/testing";
+import { processAlive, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiUnderTest,
+  BACKENDS,
   eventTypes,
   getRun,
   isTerminal,
@@ -12,7 +13,7 @@ import {
   waitForStatus,
 } from "./support";
 
-describe.each(STORE_KINDS)("run lifecycle on %s", (kind) => {
+describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
   let t: ApiUnderTest;
   beforeAll(async () => {
     t = await startApi(kind, { OAH_WORKERS_MAX: "4" });

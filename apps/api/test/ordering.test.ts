@@ -1,14 +1,14 @@
 import type { Run } from "@oah/contract";
-import { STORE_KINDS, waitFor } from "@oah/testing";
+import { waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, isTerminal, sessionRuns, startApi, submit } from "./support";
+import { type ApiUnderTest, BACKENDS, isTerminal, sessionRuns, startApi, submit } from "./support";
 
 const SESSIONS = 20;
 const RUNS_PER_SESSION = 10;
 
 const ms = (iso: string | null) => Date.parse(iso ?? "");
 
-describe.each(STORE_KINDS)("per-session order and exclusivity through the HTTP API, on %s", (kind) => {
+describe.each(BACKENDS)("per-session order and exclusivity through the HTTP API, on %s", (kind) => {
   let t: ApiUnderTest;
   beforeAll(async () => {
     t = await startApi(kind, { OAH_WORKERS_MAX: "8" });

@@ -2,12 +2,17 @@ import type { Run } from "@oah/contract";
 import {
   ApiClient,
   createStoreEnv,
+  createTestRedis,
   type OahProcess,
   type StoreEnv,
   type StoreKind,
   startOah,
   waitFor,
 } from "@oah/testing";
+
+/** Where oah-api keeps its queue and runs: in process on SQLite or PostgreSQL, or on Redis and PostgreSQL. */
+export type Backend = StoreKind | "redis";
+export const BACKENDS: Backend[] = ["sqlite", "postgres", "redis"];
 
 export interface ApiUnderTest {
   api: OahProcess;
@@ -19,10 +24,15 @@ export interface ApiUnderTest {
   dispose(): Promise<void>;
 }
 
-/** A real oah-api process on a fresh store of the given kind. */
-export async function startApi(kind: StoreKind, env: Record<string, string> = {}): Promise<ApiUnderTest> {
-  const place = await createStoreEnv(kind);
-  const fullEnv = { ...place.env, ...env };
+/** A real oah-api process (API and workers) on a fresh store and, for "redis", a Redis prefix of its own. */
+export async function startApi(backend: Backend, env: Record<string, string> = {}): Promise<ApiUnderTest> {
+  const place = await createStoreEnv(backend === "redis" ? "postgres" : backend);
+  const redis = backend === "redis" ? await createTestRedis() : undefined;
+  const fullEnv = {
+    ...place.env,
+    ...(redis ? { OAH_REDIS_URL: redis.url, OAH_REDIS_PREFIX: redis.prefix } : {}),
+    ...env,
+  };
   const self: ApiUnderTest = {
     api: await startOah("oah-api", { env: fullEnv }),
     client: undefined as unknown as ApiClient,
@@ -34,6 +44,7 @@ export async function startApi(kind: StoreKind, env: Record<string, string> = {}
     },
     async dispose() {
       await self.api.stop("SIGKILL");
+      await redis?.dispose();
       await place.dispose();
     },
   };

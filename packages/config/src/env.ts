@@ -21,7 +21,7 @@ const envSchema = z.object({
   OAH_SESSION_LOCK_TTL_MS: int(1_000).default(30_000),
   OAH_RUN_HEARTBEAT_INTERVAL_MS: int(100).default(5_000),
   OAH_STALE_RUN_AFTER_MS: int(1_000).optional(),
-  OAH_RECOVERY_SCAN_INTERVAL_MS: int(1_000).default(15_000),
+  OAH_RECOVERY_SCAN_INTERVAL_MS: int(100).default(15_000),
   OAH_STALE_RUN_RECOVERY_STRATEGY: z.enum(RECOVERY_STRATEGIES).optional(),
   OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: int(0, 1_000).default(3),
   OAH_RUN_TIMEOUT_MS: int(1).default(1_800_000),

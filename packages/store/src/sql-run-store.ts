@@ -289,6 +289,10 @@ export class SqlRunStore implements RunStore {
         from: row.status as "running" | "waiting_tool",
       });
       const recovery = metadata.recovery!;
+      // Steps the stale execution left open end with it.
+      await tx.run(sql`UPDATE run_steps SET status = 'failed', ended_at = ${now}, error_code = 'worker_recovery_failed',
+          error_message = 'the worker executing this step stopped responding'
+        WHERE run_id = ${request.runId} AND status = 'running'`);
       // Clearing the claim token fences out the execution that went stale, should it wake up.
       if (decision.action === "requeue") {
         const [requeued] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', started_at = NULL,

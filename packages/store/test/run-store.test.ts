@@ -183,6 +183,7 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const stale = (await store.createRun(newRun("s-rec"))).run;
     const behind = (await store.createRun(newRun("s-rec"))).run;
     await store.startRun({ runId: stale.id, token: "dead" }, "w-dead");
+    await store.startStep({ runId: stale.id, token: "dead" }, { kind: "tool", name: "shell" });
     const lastSeenBefore = clock + 1;
     const found = await store.findStaleRuns({ lastSeenBefore, limit: 100 });
     expect(found.map((r) => r.id)).toContain(stale.id);
@@ -220,7 +221,10 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(queued.map((e) => e.runId)).toEqual([stale.id, behind.id]);
     const types = (await store.listRunEvents(stale.id, { limit: 100 })).map((e) => e.type);
     expect(types.slice(-2)).toEqual(["run.requeued", "run.queued"]);
-    expect(await store.listRunSteps(stale.id)).toMatchObject([{ kind: "system", name: "run.requeued" }]);
+    expect(await store.listRunSteps(stale.id)).toMatchObject([
+      { kind: "tool", name: "shell", status: "failed", errorCode: "worker_recovery_failed" },
+      { kind: "system", name: "run.requeued", status: "completed" },
+    ]);
 
     await store.startRun({ runId: stale.id, token: "again" }, "w2");
     clock += 10;

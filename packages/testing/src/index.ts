@@ -1,3 +1,4 @@
+export * from "./deployment";
 export * from "./http";
 export * from "./paths";
 export * from "./postgres";

@@ -1,0 +1,132 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { processAlive, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventTypes, getRun, isTerminal, submit, waitForRun } from "./support";
+
+describe("split mode behaviour", () => {
+  let d: SplitDeployment | undefined;
+  afterEach(async () => {
+    await d?.dispose();
+    d = undefined;
+  });
+
+  it("starts a subagent run before 50 normal sessions that were waiting longer, when all slots are busy", async () => {
+    d = await startSplitDeployment({
+      sandboxes: 1,
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+    });
+    const blockers = [
+      await submit(d.client, "blocker-1", [{ type: "sleep", ms: 1_500 }]),
+      await submit(d.client, "blocker-2", [{ type: "sleep", ms: 1_500 }]),
+    ];
+    for (const b of blockers) await waitForRun(d.client, b.id, (r) => r.status === "running");
+    const normal = [];
+    for (let i = 0; i < 50; i++)
+      normal.push(await submit(d.client, `normal-${i}`, [{ type: "sleep", ms: 1 }]));
+    const child = await submit(d.client, "child-session", [{ type: "sleep", ms: 1 }], {
+      priority: "subagent",
+      parentRunId: blockers[0]!.id,
+    });
+    expect((await getRun(d.client, normal[0]!.id)).status).toBe("queued");
+
+    const started = await waitForRun(d.client, child.id, isTerminal);
+    const done = await Promise.all(normal.map((r) => waitForRun(d!.client, r.id, isTerminal)));
+    const firstNormal = Math.min(...done.map((r) => Date.parse(r.startedAt!)));
+    expect(Date.parse(started.startedAt!)).toBeLessThanOrEqual(firstNormal);
+    expect(started).toMatchObject({
+      status: "completed",
+      priority: "subagent",
+      parentRunId: blockers[0]!.id,
+    });
+  });
+
+  it("cancels a run executing in a sandbox through the API process within a second, and stops its shell", async () => {
+    d = await startSplitDeployment({ sandboxes: 1 });
+    const run = await submit(
+      d.client,
+      "cancel-across",
+      [{ type: "shell", command: "sleep 100 & echo $! > child.pid; wait" }],
+      { workspaceId: "cancel-across" },
+    );
+    await waitForRun(d.client, run.id, (r) => r.status === "running");
+    const pidFile = join(d.env.OAH_DATA_DIR!, ".openharness", "workspaces", "cancel-across", "child.pid");
+    const pid = await waitFor("the shell's child", async () => {
+      try {
+        return Number(readFileSync(pidFile, "utf8")) || undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(processAlive(pid)).toBe(true);
+    const asked = Date.now();
+    expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
+    const ended = await waitForRun(d.client, run.id, isTerminal, 5_000);
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(ended.status).toBe("cancelled");
+    expect(processAlive(pid)).toBe(false);
+  });
+
+  it("fences out a frozen sandbox: the run is recovered, executed by another, and ends once", async () => {
+    const fast = {
+      OAH_SESSION_LOCK_TTL_MS: "1500",
+      OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+      OAH_STALE_RUN_AFTER_MS: "2500",
+      OAH_RECOVERY_SCAN_INTERVAL_MS: "500",
+      OAH_WORKERS_MIN: "1",
+      OAH_WORKERS_MAX: "1",
+    };
+    d = await startSplitDeployment({ sandboxes: 1, env: fast });
+    const [frozen] = d.sandboxes;
+    // The first execution (which freezes) marks the workspace and takes long; a second one is quick.
+    const run = await submit(
+      d.client,
+      "fenced",
+      [
+        {
+          type: "shell",
+          command: "if [ -f first ]; then echo second; else touch first; sleep 3; echo first; fi",
+        },
+        { type: "output", value: "done" },
+      ],
+      { workspaceId: "fenced" },
+    );
+    const next = await submit(d.client, "fenced", [{ type: "output", value: "after" }]);
+    const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
+    await waitFor("the first shell step", async () =>
+      (await eventTypes(d!.client, run.id)).includes("tool.started"),
+    );
+    frozen!.child.kill("SIGSTOP");
+    try {
+      const rescuer = await d.addSandbox();
+      const rescued = await waitForRun(d.client, run.id, (r) => isTerminal(r), 20_000);
+      expect(rescued).toMatchObject({ status: "completed", output: "done", attempt: 2 });
+      expect(rescued.workerId).not.toBe(running.workerId);
+      expect(rescued.workerId).toContain(`-${rescuer.child.pid}-`);
+      expect(rescued.metadata).toMatchObject({
+        recoveryAttempts: 1,
+        recovery: { reason: "automatic_requeue" },
+      });
+    } finally {
+      frozen!.child.kill("SIGCONT");
+    }
+    // The frozen sandbox wakes up, finds its shell done and is refused every write.
+    await new Promise((r) => setTimeout(r, 3_500));
+    const types = await eventTypes(d.client, run.id);
+    expect(types.filter((t) => t === "run.completed")).toHaveLength(1);
+    expect(types.filter((t) => t === "tool.completed")).toHaveLength(1);
+    expect(types.filter((t) => t.startsWith("run.") && t !== "run.started" && t !== "run.queued")).toEqual([
+      "run.requeued",
+      "run.completed",
+    ]);
+    const final = await getRun(d.client, run.id);
+    expect(final).toMatchObject({ status: "completed", attempt: 2 });
+    const steps = await d.client.get<{ items: { status: string; output: { stdout: string } }[] }>(
+      `/api/v1/runs/${run.id}/steps`,
+    );
+    const shell = steps.body.items.filter((s) => s.output?.stdout !== undefined);
+    // The frozen execution's step stays as it was when it lost the run; only the rescuer's finished.
+    expect(shell.filter((s) => s.status === "completed").map((s) => s.output.stdout)).toEqual(["second\n"]);
+    expect((await waitForRun(d.client, next.id, isTerminal)).status).toBe("completed");
+  }, 60_000);
+});
