@@ -1,9 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** The repository's root: the nearest folder above this module that holds turbo.json (also from a bundle). */
+function findRepoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "turbo.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("cannot find the repository root (no turbo.json above this module)");
+    dir = parent;
+  }
+  return dir;
+}
+
+export const REPO_ROOT = findRepoRoot();
 export const MIGRATIONS_DIR = join(REPO_ROOT, "drizzle");
 
 export interface TempDir {
