@@ -22,7 +22,8 @@ for (let i = 0; i < repeats; i++) dispatch.push(await dispatchLatency(quick ? 10
 const throughputBySlots: Record<string, ReturnType<typeof summarize>> = {};
 for (const slots of [8, 32]) {
   const figures = [];
-  for (let i = 0; i < repeats; i++) figures.push((await throughput(sessions, runsPerSession, slots)).runsPerSecond);
+  for (let i = 0; i < repeats; i++)
+    figures.push((await throughput(sessions, runsPerSession, slots)).runsPerSecond);
   throughputBySlots[slots] = summarize(figures.map((f) => round(f)));
 }
 const p50 = summarize(dispatch.map((d) => d.p50Ms));
@@ -34,7 +35,9 @@ log("|---|---|---|---|");
 log(`| dispatch p50, submit → start (ms) | ${p50.median} | ${p50.min} | ${p50.max} |`);
 log(`| dispatch p99, submit → start (ms) | ${p99.median} | ${p99.min} | ${p99.max} |`);
 for (const [slots, s] of Object.entries(throughputBySlots)) {
-  log(`| throughput ${sessions}×${runsPerSession} no-op runs, ${slots} slots (runs/s) | ${s.median} | ${s.min} | ${s.max} |`);
+  log(
+    `| throughput ${sessions}×${runsPerSession} no-op runs, ${slots} slots (runs/s) | ${s.median} | ${s.min} | ${s.max} |`,
+  );
 }
 
 const results = {

@@ -22,10 +22,11 @@ export async function dispatchLatency(samples: number): Promise<DispatchResult> 
       const started = await waitFor(
         "the run to end",
         async () => {
-          const { rows } = await d.db.query<{ created_at: string; started_at: string | null; status: string }>(
-            "SELECT created_at, started_at, status FROM runs WHERE id = $1",
-            [run.id],
-          );
+          const { rows } = await d.db.query<{
+            created_at: string;
+            started_at: string | null;
+            status: string;
+          }>("SELECT created_at, started_at, status FROM runs WHERE id = $1", [run.id]);
           const row = rows[0]!;
           return row.status === "completed" ? row : undefined;
         },
@@ -54,7 +55,11 @@ export interface ThroughputResult {
  * drained by sandboxes with `slots` workers in all; runs/s from the first start
  * to the last end, by the store's timestamps.
  */
-export async function throughput(sessions: number, runsPerSession: number, slots: number): Promise<ThroughputResult> {
+export async function throughput(
+  sessions: number,
+  runsPerSession: number,
+  slots: number,
+): Promise<ThroughputResult> {
   const d = await startDeployment();
   try {
     await inParallel(sessions * runsPerSession, 64, async (i) => {

@@ -67,6 +67,16 @@ describe("split mode behaviour", () => {
     expect(processAlive(pid)).toBe(false);
   });
 
+  it("cancels through the stored flag, found on the next heartbeat, when the notification is missed", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: { OAH_RUN_HEARTBEAT_INTERVAL_MS: "300" } });
+    const run = await submit(d.client, "missed-cancel", [{ type: "sleep", ms: 60_000 }]);
+    await waitForRun(d.client, run.id, (r) => r.status === "running");
+    // What the API does, minus the pub/sub message: only the store knows.
+    await d.db.query("UPDATE runs SET cancel_requested_at = $1 WHERE id = $2", [Date.now(), run.id]);
+    const ended = await waitForRun(d.client, run.id, isTerminal, 5_000);
+    expect(ended.status).toBe("cancelled");
+  });
+
   it("fences out a frozen sandbox: the run is recovered, executed by another, and ends once", async () => {
     const fast = {
       OAH_SESSION_LOCK_TTL_MS: "1500",

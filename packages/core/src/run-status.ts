@@ -62,8 +62,3 @@ export function canTransition(from: RunStatus, to: RunStatus, kind: TransitionKi
   const table = kind === "execution" ? EXECUTION_TRANSITIONS : REQUEUE_TRANSITIONS;
   return table[from].includes(to);
 }
-
-/** The statuses a run may be in for a move to `to` to be legal; used as the guard of conditional updates. */
-export function sourcesOf(to: RunStatus, kind: TransitionKind = "execution"): RunStatus[] {
-  return RUN_STATUSES.filter((from) => canTransition(from, to, kind));
-}

@@ -1,6 +1,8 @@
-import { createTestRedis } from "@oah/testing";
+import type { QueueEntry } from "@oah/core";
+import { createTestRedis, type TestRedis } from "@oah/testing";
 import { Redis } from "ioredis";
-import { RedisSessionQueue } from "../src";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RedisSessionQueue, redisKeys } from "../src";
 import { LOCK_TTL_MS, sessionQueueContract } from "./session-queue.contract";
 
 sessionQueueContract("Redis", async () => {
@@ -16,4 +18,74 @@ sessionQueueContract("Redis", async () => {
       await t.dispose();
     },
   };
+});
+
+describe("Redis session queue specifics", () => {
+  let t: TestRedis;
+  let redis: Redis;
+  let queue: RedisSessionQueue;
+  beforeEach(async () => {
+    t = await createTestRedis();
+    redis = new Redis(t.url);
+    queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs: 5_000 });
+  });
+  afterEach(async () => {
+    await queue.close();
+    redis.disconnect();
+    await t.dispose();
+  });
+
+  const entry = (sessionId: string, queueSeq: number): QueueEntry => ({
+    runId: `run-${sessionId}-${queueSeq}`,
+    sessionId,
+    queueSeq,
+    priority: "normal",
+    enqueuedAt: Date.now(),
+  });
+
+  it("keeps every key under one hash tag, and leaves nothing of a drained session", async () => {
+    await queue.enqueue([entry("a", 1), entry("a", 2)]);
+    for (let i = 0; i < 2; i++) {
+      const claim = await queue.claim();
+      await queue.release(claim!.sessionId, claim!.token);
+    }
+    const keys = await t.keys();
+    expect(keys.every((k) => k.startsWith(`{${t.prefix}}:`))).toBe(true);
+    expect(keys.sort()).toEqual([`{${t.prefix}}:fence`, `{${t.prefix}}:wake`]);
+    expect(await redis.llen(`{${t.prefix}}:wake`)).toBeLessThanOrEqual(1_000);
+  });
+
+  it("drops ready entries that are locked or empty when a claim meets them, and counts them in pressure", async () => {
+    const k = redisKeys(t.prefix);
+    await queue.enqueue([entry("fresh", 1)]);
+    // Dirty entries older than the fresh session: one locked by someone, one with no runs left.
+    await redis.zadd(k.readyNormal, 1, "locked", 2, "empty");
+    await redis.zadd(k.queue("locked"), 1, "run-locked-1");
+    await redis.hset(k.entries, "run-locked-1", JSON.stringify(entry("locked", 1)));
+    await redis.set(k.lock("locked"), "someone", "PX", 5_000);
+    expect(await queue.pressure()).toMatchObject({
+      readyQueueDepth: 3,
+      lockedReadySessionCount: 1,
+      staleReadySessionCount: 1,
+      readySessionCount: 1,
+    });
+    const claim = await queue.claim();
+    expect(claim?.sessionId).toBe("fresh");
+    expect(await redis.zrange(k.readyNormal, 0, -1)).toEqual([]);
+    // The lock holder's release puts its session back.
+    expect(await queue.release("locked", "someone")).toBe(true);
+    expect(await redis.zrange(k.readyNormal, 0, -1)).toEqual(["locked"]);
+    expect((await queue.claim())?.sessionId).toBe("locked");
+  });
+
+  it("wakes an idle worker within milliseconds of a run becoming claimable", async () => {
+    const controller = new AbortController();
+    const waiting = queue.waitForWork(controller.signal).then(() => performance.now());
+    await new Promise((r) => setTimeout(r, 50));
+    const enqueued = performance.now();
+    await queue.enqueue([entry("wake", 1)]);
+    const woke = await waiting;
+    expect(woke - enqueued).toBeLessThan(100);
+    controller.abort();
+  });
 });

@@ -6,10 +6,11 @@ import {
   type RunMetadata,
   type RunStatus,
   recordRecovery,
-  sourcesOf,
   TERMINAL_EVENT,
+  type TerminalStatus,
 } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
+import { GroupCommit } from "./group-commit";
 import {
   decodeEvent,
   decodeRun,
@@ -34,7 +35,7 @@ import type {
   StepEnd,
   StepStart,
 } from "./run-store";
-import { Rollback, type SqlClient } from "./sql/client";
+import { encodeJson, Rollback, type SqlClient } from "./sql/client";
 
 const columns = sql.raw(RUN_COLUMNS);
 
@@ -56,6 +57,12 @@ export interface SqlRunStoreOptions {
 /** The RunStore over PostgreSQL or SQLite: one set of queries, rendered by the client's dialect. */
 export class SqlRunStore implements RunStore {
   private readonly now: () => number;
+  private readonly starts = new GroupCommit((batch: { claim: Claim; workerId: string }[]) =>
+    this.startRuns(batch),
+  );
+  private readonly finishes = new GroupCommit((batch: { claim: Claim; outcome: RunOutcome }[]) =>
+    this.finishRuns(batch),
+  );
 
   constructor(
     private readonly db: SqlClient,
@@ -79,8 +86,19 @@ export class SqlRunStore implements RunStore {
     at: number,
     data?: Record<string, unknown>,
   ): Promise<void> {
-    await tx.run(sql`INSERT INTO run_events (run_id, type, at, data)
-      VALUES (${runId}, ${type}, ${at}, ${tx.json(data)})`);
+    await this.insertEvents(tx, [{ runId, type, data }], at);
+  }
+
+  private async insertEvents(
+    tx: SqlClient,
+    events: { runId: string; type: RunEventType; data: Record<string, unknown> | undefined }[],
+    at: number,
+  ): Promise<void> {
+    const rows = sql.join(
+      events.map((e) => sql`(${e.runId}, ${e.type}, ${at}, ${tx.json(e.data)})`),
+      sql`, `,
+    );
+    await tx.run(sql`INSERT INTO run_events (run_id, type, at, data) VALUES ${rows}`);
   }
 
   async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
@@ -150,27 +168,57 @@ export class SqlRunStore implements RunStore {
     return rows.map(entryOf);
   }
 
-  async startRun(claim: Claim, workerId: string): Promise<StartResult> {
+  startRun(claim: Claim, workerId: string): Promise<StartResult> {
+    return this.starts.submit({ claim, workerId });
+  }
+
+  /** Starts a batch of runs in one transaction (group commit of concurrent starts). */
+  private async startRuns(batch: { claim: Claim; workerId: string }[]): Promise<StartResult[]> {
     const now = this.now();
+    const values = sql.join(
+      batch.map(({ claim, workerId }) => sql`(${claim.runId}, ${claim.token}, ${workerId})`),
+      sql`, `,
+    );
     return this.db.transaction(async (tx) => {
       // Only the first unfinished run of a session may start: the store itself keeps each
       // session serial and in order, whatever a queue or a lock may have got wrong.
-      const [row] = await tx.all<RunRow>(sql`
+      const rows = await tx.all<RunRow>(sql`
         UPDATE runs SET status = 'running', started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
-          worker_id = ${workerId}, claim_token = ${claim.token}, attempt = attempt + 1, updated_at = ${now}
-        WHERE id = ${claim.runId} AND status = 'queued' AND NOT EXISTS (
+          worker_id = v.column3, claim_token = v.column2, attempt = attempt + 1, updated_at = ${now}
+        FROM (VALUES ${values}) AS v
+        WHERE runs.id = v.column1 AND runs.status = 'queued' AND NOT EXISTS (
           SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
             AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
         RETURNING ${columns}`);
-      if (row) {
-        await this.insertEvent(tx, claim.runId, "run.started", now, { workerId, attempt: row.attempt });
-        return { kind: "started", run: this.run(row) } as const;
+      const started = new Map(rows.map((r) => [r.id, r]));
+      if (rows.length > 0) {
+        await this.insertEvents(
+          tx,
+          rows.map((r) => ({
+            runId: r.id,
+            type: "run.started",
+            data: { workerId: r.worker_id, attempt: r.attempt },
+          })),
+          now,
+        );
       }
-      const [current] = await tx.all<{ status: RunStatus }>(
-        sql`SELECT status FROM runs WHERE id = ${claim.runId}`,
-      );
-      if (current?.status === "queued") return { kind: "blocked" } as const;
-      return { kind: "gone", status: current?.status ?? null } as const;
+      const others = batch.filter((b) => !started.has(b.claim.runId)).map((b) => b.claim.runId);
+      const statuses = new Map<string, RunStatus>();
+      if (others.length > 0) {
+        const found = await tx.all<{ id: string; status: RunStatus }>(
+          sql`SELECT id, status FROM runs WHERE id IN (${sql.join(
+            others.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+        );
+        for (const f of found) statuses.set(f.id, f.status);
+      }
+      return batch.map(({ claim }): StartResult => {
+        const row = started.get(claim.runId);
+        if (row) return { kind: "started", run: this.run(row) };
+        const status = statuses.get(claim.runId) ?? null;
+        return status === "queued" ? { kind: "blocked" } : { kind: "gone", status };
+      });
     });
   }
 
@@ -196,20 +244,45 @@ export class SqlRunStore implements RunStore {
     };
   }
 
-  async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+  finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+    return this.finishes.submit({ claim, outcome });
+  }
+
+  /** Ends a batch of runs in one transaction (group commit of concurrent ends); null where fenced out. */
+  private async finishRuns(batch: { claim: Claim; outcome: RunOutcome }[]): Promise<(Run | null)[]> {
     const now = this.now();
-    const errorCode = outcome.errorCode ?? null;
-    const errorMessage = outcome.errorMessage ?? null;
+    const values = sql.join(
+      batch.map(
+        ({ claim, outcome }) =>
+          sql`(${claim.runId}, ${claim.token}, ${outcome.status}, ${outcome.output === undefined ? null : encodeJson(outcome.output)},
+            ${outcome.errorCode ?? null}, ${outcome.errorMessage ?? null})`,
+      ),
+      sql`, `,
+    );
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<RunRow>(sql`
-        UPDATE runs SET status = ${outcome.status}, output = ${tx.json(outcome.output)}, error_code = ${errorCode},
-          error_message = ${errorMessage}, ended_at = ${now}, updated_at = ${now}
-        WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status IN (${statuses(sourcesOf(outcome.status))})
+      // Every terminal status is reached from an active one (SPEC §4), by the claim that started it.
+      const rows = await tx.all<RunRow>(sql`
+        UPDATE runs SET status = v.column3, output = ${tx.asJson(sql`v.column4`)}, error_code = v.column5,
+          error_message = v.column6, ended_at = ${now}, updated_at = ${now}
+        FROM (VALUES ${values}) AS v
+        WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND runs.status IN (${ACTIVE})
         RETURNING ${columns}`);
-      if (!row) return null;
-      const data = errorCode ? { errorCode, errorMessage } : undefined;
-      await this.insertEvent(tx, claim.runId, TERMINAL_EVENT[outcome.status], now, data);
-      return this.run(row);
+      if (rows.length > 0) {
+        await this.insertEvents(
+          tx,
+          rows.map((r) => ({
+            runId: r.id,
+            type: TERMINAL_EVENT[r.status as TerminalStatus],
+            data: r.error_code ? { errorCode: r.error_code, errorMessage: r.error_message } : undefined,
+          })),
+          now,
+        );
+      }
+      const ended = new Map(rows.map((r) => [r.id, r]));
+      return batch.map(({ claim }) => {
+        const row = ended.get(claim.runId);
+        return row ? this.run(row) : null;
+      });
     });
   }
 

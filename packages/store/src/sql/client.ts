@@ -15,6 +15,8 @@ export interface SqlClient {
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
   /** A JSON value as a query parameter, typed for the dialect's JSON column. */
   json(value: unknown): SQL;
+  /** An expression holding JSON text (a VALUES column), typed for the dialect's JSON column. */
+  asJson(expression: SQL): SQL;
   /** `FOR UPDATE` where the dialect has row locks; SQLite's write transactions lock the whole file. */
   readonly forUpdate: SQL;
   /** JSON column values as they come back from the driver, decoded. */

@@ -84,6 +84,10 @@ class PostgresConnection implements SqlClient {
     return value === undefined || value === null ? sql`NULL` : sql`CAST(${encodeJson(value)} AS jsonb)`;
   }
 
+  asJson(expression: SQL): SQL {
+    return sql`CAST(${expression} AS jsonb)`;
+  }
+
   decodeJson(value: unknown): unknown {
     return value;
   }

@@ -114,6 +114,10 @@ class SqliteConnection implements SqlClient {
     return value === undefined || value === null ? sql`NULL` : sql`${encodeJson(value)}`;
   }
 
+  asJson(expression: SQL): SQL {
+    return expression;
+  }
+
   decodeJson(value: unknown): unknown {
     return typeof value === "string" ? JSON.parse(value) : value;
   }

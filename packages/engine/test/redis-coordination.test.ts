@@ -1,0 +1,113 @@
+import type { PoolReport, WorkerLease } from "@oah/contract";
+import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
+import { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  isHealthyLease,
+  RedisCancelBus,
+  RedisPoolBoard,
+  RedisRecoveryLock,
+  RedisWorkerRegistry,
+} from "../src";
+
+let t: TestRedis;
+let redis: Redis;
+beforeEach(async () => {
+  t = await createTestRedis();
+  redis = new Redis(t.url);
+});
+afterEach(async () => {
+  redis.disconnect();
+  await t.dispose();
+});
+
+function lease(workerId: string, now: number, over: Partial<WorkerLease> = {}): WorkerLease {
+  return {
+    workerId,
+    hostId: "host-a",
+    processKind: "standalone",
+    state: "idle",
+    sessionId: null,
+    runId: null,
+    lastSeenAt: now,
+    expiresAt: now + 300,
+    intervalMs: 100,
+    cpuPercent: 1.5,
+    rssMb: 80,
+    ...over,
+  };
+}
+
+describe("worker registry", () => {
+  it("lists leases until they lapse, and prunes lapsed ones from its index", async () => {
+    const registry = new RedisWorkerRegistry(redis, t.prefix);
+    const now = Date.now();
+    await registry.publish(
+      [lease("w1", now), lease("w2", now, { state: "busy", sessionId: "s", runId: "r" })],
+      300,
+    );
+    expect((await registry.list()).map((l) => [l.workerId, l.state])).toEqual([
+      ["w1", "idle"],
+      ["w2", "busy"],
+    ]);
+    await registry.remove(["w1"]);
+    expect((await registry.list()).map((l) => l.workerId)).toEqual(["w2"]);
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await registry.list()).toEqual([]);
+    await registry.publish([], 300);
+    expect(await redis.zcard(`{${t.prefix}}:workers`)).toBe(0);
+  });
+
+  it("tells healthy leases from late ones", () => {
+    const now = Date.now();
+    expect(isHealthyLease(lease("w", now - 150), now)).toBe(true);
+    expect(isHealthyLease(lease("w", now - 250), now)).toBe(false);
+  });
+});
+
+describe("recovery lock", () => {
+  it("is held by one host at a time and freed only by its own token", async () => {
+    const a = new RedisRecoveryLock(redis, t.prefix);
+    const b = new RedisRecoveryLock(redis, t.prefix);
+    const token = await a.tryAcquire(5_000);
+    expect(token).toEqual(expect.any(String));
+    expect(await b.tryAcquire(5_000)).toBeNull();
+    await b.release("not-the-token");
+    expect(await b.tryAcquire(5_000)).toBeNull();
+    await a.release(token!);
+    expect(await b.tryAcquire(5_000)).toEqual(expect.any(String));
+  });
+});
+
+describe("pool board", () => {
+  it("keeps live hosts' reports and history until their TTL", async () => {
+    const board = new RedisPoolBoard(redis, t.prefix);
+    const report = {
+      snapshot: { hostId: "host-a", desired: 3 },
+      recentDecisions: [],
+    } as unknown as PoolReport;
+    await board.publish(report, 300);
+    await board.publishHistory("host-a", [{ at: 1 } as never], 300);
+    expect(await board.reports()).toEqual([report]);
+    expect(await board.history("host-a")).toEqual([{ at: 1 }]);
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await board.reports()).toEqual([]);
+  });
+});
+
+describe("cancel bus", () => {
+  it("carries a cancel to every subscribed host", async () => {
+    const here = new RedisCancelBus(redis, t.prefix);
+    const other = new Redis(t.url);
+    const there = new RedisCancelBus(other, t.prefix);
+    const received: string[] = [];
+    there.subscribe((runId) => received.push(runId));
+    await there.ready();
+    await here.publish("run_1");
+    await waitFor("the cancel", async () => received.length === 1, 2_000);
+    expect(received).toEqual(["run_1"]);
+    await here.close();
+    await there.close();
+    other.disconnect();
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Group commit: calls made while a write is in flight are written together by
+ * the next one, in one transaction. An idle store writes a call at once (no
+ * added latency); a busy one pays one round trip and one commit per batch
+ * instead of per call.
+ */
+export class GroupCommit<Request, Result> {
+  private pending: { request: Request; resolve: (r: Result) => void; reject: (e: unknown) => void }[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly writeBatch: (requests: Request[]) => Promise<Result[]>,
+    private readonly maxBatch = 200,
+  ) {}
+
+  submit(request: Request): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ request, resolve, reject });
+      if (!this.flushing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.flushing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.maxBatch);
+      try {
+        const results = await this.writeBatch(batch.map((b) => b.request));
+        for (const [i, b] of batch.entries()) b.resolve(results[i]!);
+      } catch (error) {
+        if (batch.length === 1) {
+          batch[0]!.reject(error);
+          continue;
+        }
+        // One bad call must not fail the others: write them one by one.
+        for (const b of batch) {
+          this.writeBatch([b.request]).then(([r]) => b.resolve(r!), b.reject);
+        }
+      }
+    }
+    this.flushing = false;
+  }
+}
