@@ -71,10 +71,10 @@ describe("Redis session queue specifics", () => {
     });
     const claim = await queue.claim();
     expect(claim?.sessionId).toBe("fresh");
-    expect(await redis.zrange(k.readyNormal, 0, -1)).toEqual([]);
+    expect(await redis.zrange(k.readyNormal, "0", "-1")).toEqual([]);
     // The lock holder's release puts its session back.
     expect(await queue.release("locked", "someone")).toBe(true);
-    expect(await redis.zrange(k.readyNormal, 0, -1)).toEqual(["locked"]);
+    expect(await redis.zrange(k.readyNormal, "0", "-1")).toEqual(["locked"]);
     expect((await queue.claim())?.sessionId).toBe("locked");
   });
 
