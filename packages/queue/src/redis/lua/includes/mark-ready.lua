@@ -21,7 +21,13 @@ local function markReady(session, now)
   if since then
     redis.call("ZREM", other, session)
   else
+    -- Newly ready: behind every session already waiting in the lane, even within the
+    -- same millisecond (equal scores would order by session name, not by arrival).
     since = now
+    local last = redis.call("ZRANGE", lane, -1, -1, "WITHSCORES")[2]
+    if last and tonumber(last) >= since then
+      since = tonumber(last) + 0.001
+    end
   end
   redis.call("ZADD", lane, since, session)
   redis.call("LPUSH", wake, "1")
