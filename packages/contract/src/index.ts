@@ -1,3 +1,4 @@
+export * from "./admin";
 export * from "./ids";
 export * from "./inputs";
 export * from "./pool";

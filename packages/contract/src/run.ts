@@ -33,6 +33,8 @@ export interface Run {
   workerId: string | null;
   attempt: number;
   recoveryState: RecoveryState | null;
+  /** While `waiting_tool`: the name of the tool whose result the run waits for. */
+  waitingTool: string | null;
   metadata: RunMetadata;
 }
 

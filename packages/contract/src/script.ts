@@ -26,9 +26,14 @@ export const outputStepSchema = z.strictObject({
   value: z.json(),
 });
 
-export const SUPPORTED_STEP_TYPES = ["sleep", "shell", "fail", "output"] as const;
+export const waitToolStepSchema = z.strictObject({
+  type: z.literal("wait_tool"),
+  name: z.string().min(1).max(128),
+});
+
+export const SUPPORTED_STEP_TYPES = ["sleep", "shell", "wait_tool", "fail", "output"] as const;
 /** Step types of SPEC §12 that this version does not execute yet: refused, never accepted and ignored. */
-export const PLANNED_STEP_TYPES = ["wait_tool", "model", "hook"] as const;
+export const PLANNED_STEP_TYPES = ["model", "hook"] as const;
 
 function stepTypeError(issue: { code: string; input?: unknown }): string | undefined {
   if (issue.code !== "invalid_union") return undefined;
@@ -41,7 +46,7 @@ function stepTypeError(issue: { code: string; input?: unknown }): string | undef
 
 export const scriptStepSchema = z.discriminatedUnion(
   "type",
-  [sleepStepSchema, shellStepSchema, failStepSchema, outputStepSchema],
+  [sleepStepSchema, shellStepSchema, waitToolStepSchema, failStepSchema, outputStepSchema],
   { error: stepTypeError },
 );
 

@@ -17,7 +17,8 @@ describe("submitRunInput", () => {
     [{ steps: [{ type: "shell" }] }, /command/],
     [{ steps: [{ type: "shell", command: "ls", cwd: "/" }] }, /cwd/],
     [{ steps: [{ type: "fail", code: "made_up" }] }, /code/],
-    [{ steps: [{ type: "wait_tool", name: "x" }] }, /"wait_tool" is not supported by this version yet/],
+    [{ steps: [{ type: "wait_tool" }] }, /name/],
+    [{ steps: [{ type: "model", prompt: "x" }] }, /"model" is not supported by this version yet/],
     [{ steps: [{ type: "hook", command: "x" }] }, /"hook" is not supported by this version yet/],
     [{ steps: [{ type: 7 }] }, /unknown step type 7/],
     [{ steps: "none" }, /steps/],
@@ -33,6 +34,7 @@ describe("submitRunInput", () => {
     const steps = [
       { type: "sleep", ms: 0 },
       { type: "shell", command: "true", timeoutMs: 5, allowFailure: true },
+      { type: "wait_tool", name: "approve" },
       { type: "fail", code: "tool_failed", message: "m" },
       { type: "output", value: { nested: [1, "two", null] } },
     ];

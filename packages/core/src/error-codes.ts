@@ -25,6 +25,7 @@ export type RequeueErrorCode = (typeof REQUEUE_ERROR_CODES)[number];
 export const API_ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  invalid_cursor: 400,
   unauthorized: 401,
   run_not_found: 404,
   not_found: 404,
@@ -34,6 +35,9 @@ export const API_ERROR_STATUS = {
   run_requeue_not_supported: 409,
   run_requeue_unavailable: 409,
   run_requeue_failed: 409,
+  tool_result_unknown_run: 409,
+  tool_result_not_waiting: 409,
+  tool_result_wrong_name: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   store_unavailable: 503,

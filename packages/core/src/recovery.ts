@@ -114,3 +114,71 @@ export function recordRecovery(
     recovery.deadLetter = { status: "quarantined", reason: decision.reason, at };
   return { ...metadata, recoveryAttempts: attempts, recovery };
 }
+
+export type ManualRequeueCheck =
+  | { ok: true }
+  | {
+      ok: false;
+      code: "run_requeue_invalid_status" | "run_requeue_not_supported" | "run_requeue_unavailable";
+      message: string;
+    };
+
+export interface ManualRequeueFacts {
+  status: RunStatus;
+  errorCode: string | null;
+  recoveryState: RecoveryState | null;
+  metadata: RunMetadata;
+  hasSession: boolean;
+}
+
+/**
+ * Whether an operator may requeue a run (SPEC §7): failed or timed-out runs that
+ * recovery manages, since only for those is a second execution known to be what
+ * the first one should have been.
+ */
+export function checkManualRequeue(run: ManualRequeueFacts): ManualRequeueCheck {
+  if (run.status !== "failed" && run.status !== "timed_out") {
+    return {
+      ok: false,
+      code: "run_requeue_invalid_status",
+      message: `a ${run.status} run cannot be requeued; only failed or timed-out runs can`,
+    };
+  }
+  const managed =
+    run.errorCode === "worker_recovery_failed" ||
+    run.recoveryState !== null ||
+    typeof run.metadata.recoveryAttempts === "number";
+  if (!managed) {
+    return {
+      ok: false,
+      code: "run_requeue_not_supported",
+      message: "only runs that stale-run recovery failed, quarantined or requeued can be requeued by hand",
+    };
+  }
+  if (!run.hasSession)
+    return { ok: false, code: "run_requeue_unavailable", message: "the run has no session" };
+  return { ok: true };
+}
+
+/** The metadata of a manual requeue: a fresh automatic budget, the dead letter lifted, who and when recorded. */
+export function recordManualRequeue(
+  metadata: RunMetadata,
+  ctx: { from: RunStatus; by: string; at: Date; maxAttempts: number },
+): RunMetadata {
+  const previous = metadata.recovery;
+  const at = ctx.at.toISOString();
+  const recovery: RecoveryRecord = {
+    state: "requeued",
+    strategy: "manual",
+    attempts: 0,
+    maxAttempts: ctx.maxAttempts,
+    lastOutcome: { from: ctx.from, to: "queued" },
+    lastRecoveredBy: previous?.lastRecoveredBy ?? null,
+    lastRecoveredAt: previous?.lastRecoveredAt ?? null,
+    reason: "manual_operator_requeue",
+    manualRequeueCount: (previous?.manualRequeueCount ?? 0) + 1,
+    lastManualRequeueAt: at,
+    lastManualRequeueBy: ctx.by,
+  };
+  return { ...metadata, recoveryAttempts: 0, recovery };
+}

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   type ActiveStatus,
+  checkManualRequeue,
   decideStaleRunRecovery,
   type RecoveryDecision,
   type RecoveryStrategy,
+  recordManualRequeue,
   recordRecovery,
 } from "../src";
 
@@ -103,5 +105,58 @@ describe("recovery metadata", () => {
     });
     expect(after.recovery).toMatchObject({ state: "failed", strategy: "fail", reason: "fail_closed" });
     expect(after.recovery).not.toHaveProperty("deadLetter");
+  });
+});
+
+describe("manual requeue", () => {
+  const base = { errorCode: null, recoveryState: null, metadata: {}, hasSession: true };
+  it.each([
+    ["queued", base, "run_requeue_invalid_status"],
+    ["running", base, "run_requeue_invalid_status"],
+    ["waiting_tool", base, "run_requeue_invalid_status"],
+    ["completed", { ...base, errorCode: "worker_recovery_failed" }, "run_requeue_invalid_status"],
+    ["cancelled", base, "run_requeue_invalid_status"],
+    ["failed", base, "run_requeue_not_supported"],
+    ["failed", { ...base, errorCode: "tool_failed" }, "run_requeue_not_supported"],
+    ["timed_out", { ...base, errorCode: "run_timed_out" }, "run_requeue_not_supported"],
+    ["failed", { ...base, errorCode: "worker_recovery_failed" }, null],
+    ["failed", { ...base, recoveryState: "quarantined" }, null],
+    ["timed_out", { ...base, metadata: { recoveryAttempts: 1 } }, null],
+    [
+      "failed",
+      { ...base, errorCode: "worker_recovery_failed", hasSession: false },
+      "run_requeue_unavailable",
+    ],
+  ] as const)("%s %j → %s", (status, facts, code) => {
+    const check = checkManualRequeue({ status, ...facts } as never);
+    expect(check.ok ? null : check.code).toBe(code);
+  });
+
+  it("gives a fresh budget, counts the requeue, lifts the dead letter", () => {
+    const at = new Date("2026-02-03T04:05:06.000Z");
+    const quarantined = recordRecovery({ recoveryAttempts: 3 }, quarantine("max_attempts_exhausted"), {
+      policy: { strategy: "requeue_running", maxAttempts: 3 },
+      from: "running",
+      by: "host-a",
+      at,
+    });
+    const after = recordManualRequeue(quarantined, { from: "failed", by: "alice", at, maxAttempts: 3 });
+    expect(after.recoveryAttempts).toBe(0);
+    expect(after.recovery).toMatchObject({
+      state: "requeued",
+      strategy: "manual",
+      attempts: 0,
+      reason: "manual_operator_requeue",
+      manualRequeueCount: 1,
+      lastManualRequeueBy: "alice",
+      lastManualRequeueAt: at.toISOString(),
+      lastRecoveredBy: "host-a",
+      lastOutcome: { from: "failed", to: "queued" },
+    });
+    expect(after.recovery).not.toHaveProperty("deadLetter");
+    expect(
+      recordManualRequeue(after, { from: "failed", by: "bob", at, maxAttempts: 3 }).recovery
+        ?.manualRequeueCount,
+    ).toBe(2);
   });
 });

@@ -1,10 +1,23 @@
-import type { CancelResult, PoolOverview, Run, RunEvent, RunStep, SubmitRunInput } from "@oah/contract";
-import { newRunId, OahError, type RecoveryPolicy } from "@oah/core";
+import type {
+  CancelResult,
+  ListStorageRunsInput,
+  PoolOverview,
+  RequeueAccepted,
+  RequeueItem,
+  Run,
+  RunEvent,
+  RunStep,
+  StorageOverview,
+  StorageRunsPage,
+  SubmitRunInput,
+} from "@oah/contract";
+import { type ApiErrorCode, newRunId, OahError, type RecoveryPolicy } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
-import type { CancelBus } from "./coordination/cancel-bus";
+import { decodeCursor, encodeCursor, normalizeFilters } from "./admin/storage-cursor";
 import type { PoolBoard } from "./coordination/pool-board";
 import type { RecoveryLock } from "./coordination/recovery-lock";
+import type { RunSignalBus } from "./coordination/run-signal-bus";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import type { EngineHooks, HostContext } from "./host";
@@ -17,7 +30,7 @@ export interface EngineOptions {
   hostId: string;
   store: RunStore;
   queue: SessionQueue;
-  cancelBus: CancelBus;
+  signals: RunSignalBus;
   recoveryLock: RecoveryLock;
   /** Where the pools of every live host are published; null when this process is the only host. */
   board: PoolBoard | null;
@@ -37,7 +50,7 @@ export interface EngineOptions {
      */
     exclusiveOwner: boolean;
     staleAfterMs: number;
-    /** Periodic scans for stale runs of other hosts; 0 scans only at start. */
+    /** Periodic scans for stale runs of other hosts, and reconciles of queue and store; 0: only at start. */
     scanIntervalMs: number;
   };
 }
@@ -51,7 +64,7 @@ export class RunEngine {
   private readonly heartbeat: Heartbeat;
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
-  private unsubscribeCancels: (() => void) | undefined;
+  private unsubscribeSignals: (() => void) | undefined;
   private state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
 
   constructor(private readonly options: EngineOptions) {
@@ -87,8 +100,11 @@ export class RunEngine {
     return { store, queue, logger, policy: recovery, by: hostId, lastSeenBefore };
   }
 
-  /** One scan for stale runs, by one host at a time. */
-  private async scanForStaleRuns(lastSeenBefore: number): Promise<void> {
+  /**
+   * Maintenance, by one host at a time: recover stale runs, then reconcile the
+   * queue with the store (the store is the source of truth).
+   */
+  private async maintain(lastSeenBefore: number): Promise<void> {
     const { recoveryLock, recovery, logger } = this.options;
     const token = await recoveryLock.tryAcquire(Math.max(60_000, recovery.staleAfterMs));
     if (!token) return;
@@ -97,9 +113,44 @@ export class RunEngine {
       if (summary.requeued + summary.failed + summary.quarantined > 0) {
         logger.warn({ ...summary, strategy: recovery.strategy }, "stale runs recovered");
       }
+      await this.reconcileQueue();
     } finally {
       await recoveryLock.release(token).catch(() => {});
     }
+  }
+
+  /**
+   * Runs the store says are queued but the queue has lost are enqueued again at
+   * their place: all of them when the queue's state is gone (Redis flushed or
+   * restarted), else those queued longer than a claim can take to start.
+   * Entries whose run is finished or unknown are dropped.
+   */
+  private async reconcileQueue(): Promise<void> {
+    const { store, queue, logger, recovery } = this.options;
+    if (await queue.markLive()) {
+      await this.refillQueue();
+      return;
+    }
+    const long = await store.listQueuedRuns({
+      enqueuedBefore: Date.now() - recovery.staleAfterMs,
+      limit: 1_000,
+    });
+    const absent = new Set(await queue.absent(long.map((e) => e.runId)));
+    const lost = long.filter((e) => absent.has(e.runId));
+    if (lost.length > 0) {
+      await queue.enqueue(lost);
+      logger.warn({ runs: lost.length }, "queued runs missing from the queue were enqueued again");
+    }
+    if ((await queue.size()) <= (await store.countQueued())) return;
+    let dropped = 0;
+    for await (const batch of queue.entries()) {
+      const statuses = await store.statusesOf(batch.map((e) => e.runId));
+      for (const entry of batch) {
+        if (statuses.get(entry.runId) === "queued") continue;
+        if (await queue.remove(entry.sessionId, entry.runId)) dropped++;
+      }
+    }
+    if (dropped > 0) logger.warn({ entries: dropped }, "queue entries of finished or unknown runs dropped");
   }
 
   /**
@@ -111,14 +162,11 @@ export class RunEngine {
     const { recovery } = this.options;
     if (this.pool) {
       const now = Date.now();
-      await this.scanForStaleRuns(
-        recovery.exclusiveOwner ? Number.MAX_SAFE_INTEGER : now - recovery.staleAfterMs,
-      );
-      await this.refillQueue();
+      await this.maintain(recovery.exclusiveOwner ? Number.MAX_SAFE_INTEGER : now - recovery.staleAfterMs);
       if (!recovery.exclusiveOwner && recovery.scanIntervalMs > 0) {
         this.scanTimer = setInterval(() => {
-          this.scanning ??= this.scanForStaleRuns(Date.now() - recovery.staleAfterMs)
-            .catch((err) => this.options.logger.warn({ err }, "stale run scan failed"))
+          this.scanning ??= this.maintain(Date.now() - recovery.staleAfterMs)
+            .catch((err: unknown) => this.options.logger.warn({ err }, "maintenance failed"))
             .finally(() => {
               this.scanning = undefined;
             });
@@ -126,8 +174,9 @@ export class RunEngine {
         this.scanTimer.unref();
       }
     }
-    this.unsubscribeCancels = this.options.cancelBus.subscribe((runId) => {
-      this.host.active.abort(runId, { kind: "cancel" });
+    this.unsubscribeSignals = this.options.signals.subscribe(({ kind, runId }) => {
+      if (kind === "cancel") this.host.active.abort(runId, { kind: "cancel" });
+      else this.host.active.notifyToolResult(runId);
     });
     await this.pool?.start();
     this.heartbeat.start();
@@ -180,7 +229,7 @@ export class RunEngine {
     }
     await this.pool?.stopped();
     await this.heartbeat.stop();
-    this.unsubscribeCancels?.();
+    this.unsubscribeSignals?.();
     this.state = "stopped";
   }
 
@@ -238,11 +287,92 @@ export class RunEngine {
     // claims the run finds it cancelled, and the executing host finds the request on its heartbeat.
     try {
       if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
-      if (request.kind === "requested") await this.options.cancelBus.publish(runId);
+      if (request.kind === "requested") await this.options.signals.publish({ kind: "cancel", runId });
     } catch (error) {
       this.options.logger.warn({ err: error, runId }, "cancel recorded; the queue could not be told at once");
     }
     return { runId, status: request.run.status };
+  }
+
+  /** A client's result for a run in `waiting_tool`; the executing host resumes the run with it. */
+  async submitToolResult(runId: string, name: string, output: unknown) {
+    const delivery = await this.options.store.deliverToolResult(runId, name, output);
+    switch (delivery.kind) {
+      case "unknown_run":
+        throw new OahError("tool_result_unknown_run", `no run with id ${runId}`);
+      case "not_waiting":
+        throw new OahError(
+          "tool_result_not_waiting",
+          delivery.status === "waiting_tool"
+            ? `the run already has a result for ${delivery.waitingTool}`
+            : `the run is ${delivery.status}, not waiting for a tool result`,
+        );
+      case "wrong_name":
+        throw new OahError(
+          "tool_result_wrong_name",
+          `the run waits for ${delivery.waitingTool}, not ${name}`,
+        );
+    }
+    try {
+      await this.options.signals.publish({ kind: "tool_result", runId });
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, runId },
+        "tool result stored; its host finds it on its heartbeat",
+      );
+    }
+    return { runId, name, status: "accepted" as const };
+  }
+
+  /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */
+  async requeue(runId: string, requestedBy = "api"): Promise<RequeueAccepted> {
+    const [item] = await this.requeueMany([runId], requestedBy);
+    if (item!.status === "error") throw new OahError(item!.errorCode as ApiErrorCode, item!.errorMessage);
+    return item!;
+  }
+
+  /** An operator's requeue of many runs, answered item by item (a repeated id is answered once). */
+  async requeueMany(runIds: readonly string[], requestedBy = "api"): Promise<RequeueItem[]> {
+    const { store, queue, logger, recovery } = this.options;
+    const outcomes = await store.requeueRuns([...new Set(runIds)], requestedBy, recovery.maxAttempts);
+    const accepted = outcomes.flatMap((o) => (o.ok ? [o.queueEntry] : []));
+    try {
+      await queue.enqueue(accepted);
+    } catch (error) {
+      // Stored as queued: the next reconcile enqueues them.
+      logger.error({ err: error, runs: accepted.length }, "requeued runs could not be enqueued yet");
+    }
+    return outcomes.map(
+      (o): RequeueItem =>
+        o.ok
+          ? { runId: o.runId, status: "queued", previousStatus: o.previousStatus, source: "manual_requeue" }
+          : { runId: o.runId, status: "error", errorCode: o.code, errorMessage: o.message },
+    );
+  }
+
+  /** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
+  async listStorageRuns(input: ListStorageRunsInput): Promise<StorageRunsPage> {
+    const { limit, cursor, ...filters } = input;
+    const appliedFilters = normalizeFilters(filters);
+    const after = cursor ? decodeCursor(cursor, appliedFilters) : undefined;
+    const rows = await this.options.store.listRuns({
+      ...appliedFilters,
+      createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
+      createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
+      after,
+      limit: limit + 1,
+    });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    const nextCursor =
+      rows.length > limit && last
+        ? encodeCursor({ createdAt: Date.parse(last.createdAt), id: last.id }, appliedFilters)
+        : null;
+    return { items, nextCursor, appliedFilters };
+  }
+
+  overview(): Promise<StorageOverview> {
+    return this.options.store.overview();
   }
 
   /** The pools of every live host (from the board), or of this process alone. */

@@ -1,7 +1,8 @@
 export { type AbortReason, sleep } from "./abort";
-export { type CancelBus, LocalCancelBus } from "./coordination/cancel-bus";
+export { decodeCursor, encodeCursor, normalizeFilters } from "./admin/storage-cursor";
 export type { PoolBoard } from "./coordination/pool-board";
 export { localRecoveryLock, type RecoveryLock } from "./coordination/recovery-lock";
+export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./coordination/run-signal-bus";
 export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
 export { type EngineOptions, RunEngine } from "./engine";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
@@ -11,8 +12,8 @@ export { runShell, type ShellOptions, type ShellResult } from "./executors/shell
 export type { EngineHooks } from "./host";
 export { type Logger, silentLogger } from "./logger";
 export { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
-export { RedisCancelBus } from "./redis/redis-cancel-bus";
 export { RedisPoolBoard } from "./redis/redis-pool-board";
 export { RedisRecoveryLock } from "./redis/redis-recovery-lock";
+export { RedisRunSignalBus } from "./redis/redis-run-signal-bus";
 export { RedisWorkerRegistry } from "./redis/redis-worker-registry";
 export { outcomeOf } from "./worker/outcome";

@@ -4,10 +4,11 @@ import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   isHealthyLease,
-  RedisCancelBus,
   RedisPoolBoard,
   RedisRecoveryLock,
+  RedisRunSignalBus,
   RedisWorkerRegistry,
+  type RunSignal,
 } from "../src";
 
 let t: TestRedis;
@@ -95,17 +96,21 @@ describe("pool board", () => {
   });
 });
 
-describe("cancel bus", () => {
-  it("carries a cancel to every subscribed host", async () => {
-    const here = new RedisCancelBus(redis, t.prefix);
+describe("run signal bus", () => {
+  it("carries a signal to every subscribed host", async () => {
+    const here = new RedisRunSignalBus(redis, t.prefix);
     const other = new Redis(t.url);
-    const there = new RedisCancelBus(other, t.prefix);
-    const received: string[] = [];
-    there.subscribe((runId) => received.push(runId));
+    const there = new RedisRunSignalBus(other, t.prefix);
+    const received: RunSignal[] = [];
+    there.subscribe((signal) => received.push(signal));
     await there.ready();
-    await here.publish("run_1");
-    await waitFor("the cancel", async () => received.length === 1, 2_000);
-    expect(received).toEqual(["run_1"]);
+    await here.publish({ kind: "cancel", runId: "run_1" });
+    await here.publish({ kind: "tool_result", runId: "run_2" });
+    await waitFor("the signals", async () => received.length === 2, 2_000);
+    expect(received).toEqual([
+      { kind: "cancel", runId: "run_1" },
+      { kind: "tool_result", runId: "run_2" },
+    ]);
     await here.close();
     await there.close();
     other.disconnect();

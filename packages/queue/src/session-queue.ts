@@ -60,5 +60,16 @@ export interface SessionQueue {
   /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */
   waitForWork(signal: AbortSignal): Promise<void>;
   pressure(): Promise<QueuePressure>;
+  /** Every queued entry, batch by batch (for reconciling the queue with the store). */
+  entries(): AsyncIterable<QueueEntry[]>;
+  /** How many runs the queue holds. */
+  size(): Promise<number>;
+  /** Which of these runs the queue does not hold. */
+  absent(runIds: readonly string[]): Promise<string[]>;
+  /**
+   * Sets the queue's marker; true when it was missing: the first call ever, or the
+   * queue lost its state (Redis flushed or restarted without persistence).
+   */
+  markLive(): Promise<boolean>;
   close(): Promise<void>;
 }

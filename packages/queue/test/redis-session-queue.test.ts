@@ -78,6 +78,22 @@ describe("Redis session queue specifics", () => {
     expect((await queue.claim())?.sessionId).toBe("locked");
   });
 
+  it("survives a flush: a held lock is taken again on renewal, and tokens never repeat", async () => {
+    await queue.markLive();
+    await queue.enqueue([entry("f", 1)]);
+    const before = await queue.claim();
+    // What a flush does to this queue (FLUSHALL itself would hit the other suites sharing this server).
+    await redis.del(...(await t.keys()));
+    expect(await queue.markLive()).toBe(true);
+    expect(await queue.renewLocks([{ sessionId: "f", token: before!.token }])).toEqual([]);
+    expect(await redis.get(redisKeys(t.prefix).lock("f"))).toBe(before!.token);
+    await queue.release("f", before!.token);
+    await queue.enqueue([entry("g", 1)]);
+    const after = await queue.claim();
+    expect(after!.token.split("-")[0]).toBe(before!.token.split("-")[0]);
+    expect(after!.token).not.toBe(before!.token);
+  });
+
   it("wakes an idle worker within milliseconds of a run becoming claimable", async () => {
     const controller = new AbortController();
     const waiting = queue.waitForWork(controller.signal).then(() => performance.now());

@@ -131,14 +131,23 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
       expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
       expect(await q.renewLocks([{ sessionId: "a", token: "other" }])).toEqual(["a"]);
       await h.advance(LOCK_TTL_MS + 50);
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual(["a"]);
-      // The lock expired; the holder's release must not take anything from a new owner.
+      // Expired: a release with any token makes the session claimable by someone else.
       await q.release("a", "nobody");
       const taken = await q.claim();
       expect(taken!.sessionId).toBe("a");
       expect(taken!.token).not.toBe(claim!.token);
+      // The old holder can neither renew nor release what is now another's.
+      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual(["a"]);
       expect(await q.release("a", claim!.token)).toBe(false);
       expect(await q.renewLocks([{ sessionId: "a", token: taken!.token }])).toEqual([]);
+    });
+
+    it("lets a holder whose lock lapsed, while nobody took the session, take it again on renewal", async () => {
+      await q.enqueue([entry("a", 1)]);
+      const claim = await q.claim();
+      await h.advance(LOCK_TTL_MS + 50);
+      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
+      expect(await q.release("a", claim!.token)).toBe(true);
     });
 
     it("wakes a waiting worker when a run becomes claimable, and on abort", async () => {
@@ -159,6 +168,25 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
       idle.abort();
       await aborted;
       controller.abort();
+    });
+
+    it("lists its entries and counts them", async () => {
+      const all = [entry("a", 1), entry("a", 2), entry("b", 1)];
+      await q.enqueue(all);
+      const listed: QueueEntry[] = [];
+      for await (const batch of q.entries()) listed.push(...batch);
+      expect(listed.map((e) => e.runId).sort()).toEqual(all.map((e) => e.runId).sort());
+      expect(await q.size()).toBe(3);
+      const claimed = await q.claim();
+      expect(await q.size()).toBe(2);
+      expect(await q.absent([claimed!.entry.runId, all[1]!.runId, "run-unknown"])).toEqual(
+        [claimed!.entry.runId, "run-unknown"].filter((id) => id !== all[1]!.runId),
+      );
+    });
+
+    it("marks itself live once", async () => {
+      expect(await q.markLive()).toBe(true);
+      expect(await q.markLive()).toBe(false);
     });
 
     it("reports pressure: ready sessions, the subagent lane, the oldest wait", async () => {

@@ -3,19 +3,19 @@ import { hostname } from "node:os";
 import type { OahConfig } from "@oah/config";
 import { DEFAULT_HYSTERESIS } from "@oah/core";
 import {
-  type CancelBus,
   type EngineHooks,
-  LocalCancelBus,
+  LocalRunSignalBus,
   type Logger,
   localRecoveryLock,
   type PoolBoard,
   type PoolOptions,
   type RecoveryLock,
-  RedisCancelBus,
   RedisPoolBoard,
   RedisRecoveryLock,
+  RedisRunSignalBus,
   RedisWorkerRegistry,
   RunEngine,
+  type RunSignalBus,
   type WorkerRegistry,
 } from "@oah/engine";
 import { MemorySessionQueue, RedisSessionQueue, type SessionQueue } from "@oah/queue";
@@ -118,25 +118,25 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const hostId = newHostId(role);
   let queue: SessionQueue;
-  let cancelBus: CancelBus;
+  let signals: RunSignalBus;
   let recoveryLock: RecoveryLock = localRecoveryLock;
   let board: PoolBoard | null = null;
   let registry: WorkerRegistry | null = null;
   if (redis) {
     queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
-    cancelBus = new RedisCancelBus(redis, config.redisPrefix);
+    signals = new RedisRunSignalBus(redis, config.redisPrefix);
     recoveryLock = new RedisRecoveryLock(redis, config.redisPrefix);
     board = new RedisPoolBoard(redis, config.redisPrefix);
     registry = new RedisWorkerRegistry(redis, config.redisPrefix);
   } else {
     queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs });
-    cancelBus = new LocalCancelBus();
+    signals = new LocalRunSignalBus();
   }
   const engine = new RunEngine({
     hostId,
     store,
     queue,
-    cancelBus,
+    signals,
     recoveryLock,
     board,
     executors: createExecutors(config),
@@ -162,7 +162,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     queueKind: redis ? "redis" : "in-process",
     close: async () => {
       await queue.close();
-      await cancelBus.close();
+      await signals.close();
       redis?.disconnect();
       await store.close();
     },

@@ -12,7 +12,8 @@ import type {
 
 export const RUN_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input, output,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
-  timeout_ms, worker_id, claim_token, attempt, recovery_state, metadata, idempotency_key, updated_at`;
+  timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, metadata,
+  idempotency_key, updated_at`;
 
 export interface RunRow {
   id: string;
@@ -39,6 +40,9 @@ export interface RunRow {
   claim_token: string | null;
   attempt: number;
   recovery_state: string | null;
+  recovery_reason: string | null;
+  recovered_at: number | null;
+  waiting_tool: string | null;
   metadata: unknown;
   idempotency_key: string | null;
   updated_at: number;
@@ -93,6 +97,7 @@ export function decodeRun(row: RunRow, json: DecodeJson): Run {
     workerId: row.worker_id,
     attempt: row.attempt,
     recoveryState: row.recovery_state as RecoveryState | null,
+    waitingTool: row.waiting_tool,
     metadata: (json(row.metadata) ?? {}) as RunMetadata,
   };
 }

@@ -1,4 +1,4 @@
-import type { ExecutorName, Run, RunEvent, RunStep } from "@oah/contract";
+import type { ExecutorName, Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
 import type {
   QueueEntry,
   RecoveryContext,
@@ -47,6 +47,36 @@ export interface HeartbeatResult {
   fenced: string[];
   /** Runs whose cancel was requested (the fallback when a cancel notification was missed). */
   cancelRequested: string[];
+  /** Waiting runs whose tool result has arrived (the fallback when its notification was missed). */
+  toolResultReady: string[];
+}
+
+export type ToolResultDelivery =
+  | { kind: "accepted"; run: Run }
+  | { kind: "unknown_run" }
+  | { kind: "not_waiting"; status: RunStatus; waitingTool: string | null }
+  | { kind: "wrong_name"; waitingTool: string };
+
+export type ToolResultTake = { kind: "taken"; output: unknown } | { kind: "pending" } | { kind: "fenced" };
+
+export type ManualRequeueOutcome =
+  | { runId: string; ok: true; previousStatus: RunStatus; queueEntry: QueueEntry }
+  | { runId: string; ok: false; code: string; message: string };
+
+export interface StorageRunQuery {
+  status?: RunStatus[];
+  errorCode?: string[];
+  recoveryState?: string[];
+  sessionId?: string;
+  workspaceId?: string;
+  runId?: string;
+  /** Epoch ms, inclusive. */
+  createdFrom?: number;
+  /** Epoch ms, exclusive. */
+  createdTo?: number;
+  /** Runs strictly after this position of the (createdAt desc, id desc) order. */
+  after?: { createdAt: number; id: string };
+  limit: number;
 }
 
 export type CancelRequest =
@@ -105,9 +135,13 @@ export interface RunStore {
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
   listRunSteps(runId: string): Promise<RunStep[]>;
 
-  /** Queued runs in queue order (session, then queueSeq), for rebuilding a queue. */
+  /**
+   * Queued runs in queue order (session, then queueSeq), for rebuilding a queue;
+   * or, with `enqueuedBefore`, those waiting since before then, longest first.
+   */
   listQueuedRuns(page: {
     after?: { sessionId: string; queueSeq: number };
+    enqueuedBefore?: number;
     limit: number;
   }): Promise<QueueEntry[]>;
 
@@ -120,6 +154,22 @@ export interface RunStore {
   finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean>;
 
   requestCancel(runId: string): Promise<CancelRequest>;
+
+  /** running → waiting_tool, waiting for the tool `name`; false when fenced out. */
+  waitForTool(claim: Claim, name: string): Promise<boolean>;
+  /** A client's result for a waiting run; kept on the run until its execution takes it. */
+  deliverToolResult(runId: string, name: string, output: unknown): Promise<ToolResultDelivery>;
+  /** waiting_tool → running with the delivered result, once there is one. */
+  takeToolResult(claim: Claim): Promise<ToolResultTake>;
+
+  /** An operator's requeue of each run (SPEC §7): to the tail of its session, with a fresh budget. */
+  requeueRuns(runIds: readonly string[], by: string, maxAttempts: number): Promise<ManualRequeueOutcome[]>;
+
+  listRuns(query: StorageRunQuery): Promise<Run[]>;
+  overview(): Promise<StorageOverview>;
+  /** The statuses of these runs (absent: unknown), for dropping queue entries of finished runs. */
+  statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>>;
+  countQueued(): Promise<number>;
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */

@@ -1,10 +1,14 @@
-import type { Run, RunEvent, RunStep } from "@oah/contract";
+import type { Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
 import {
   ACTIVE_STATUSES,
+  checkManualRequeue,
   type QueueEntry,
+  type RecoveryState,
+  RUN_STATUSES,
   type RunEventType,
   type RunMetadata,
   type RunStatus,
+  recordManualRequeue,
   recordRecovery,
   TERMINAL_EVENT,
   type TerminalStatus,
@@ -17,6 +21,7 @@ import {
   decodeStep,
   type EventRow,
   entryOf,
+  iso,
   RUN_COLUMNS,
   type RunRow,
   type StepRow,
@@ -25,6 +30,7 @@ import type {
   CancelRequest,
   Claim,
   HeartbeatResult,
+  ManualRequeueOutcome,
   NewRun,
   RecoveredRun,
   RecoveryRequest,
@@ -34,6 +40,9 @@ import type {
   StartResult,
   StepEnd,
   StepStart,
+  StorageRunQuery,
+  ToolResultDelivery,
+  ToolResultTake,
 } from "./run-store";
 import { encodeJson, Rollback, type SqlClient } from "./sql/client";
 
@@ -154,17 +163,22 @@ export class SqlRunStore implements RunStore {
 
   async listQueuedRuns(page: {
     after?: { sessionId: string; queueSeq: number };
+    enqueuedBefore?: number;
     limit: number;
   }): Promise<QueueEntry[]> {
     const after = page.after
       ? sql`AND (session_id > ${page.after.sessionId} OR (session_id = ${page.after.sessionId} AND queue_seq > ${page.after.queueSeq}))`
       : sql``;
+    const order =
+      page.enqueuedBefore === undefined
+        ? sql`ORDER BY session_id, queue_seq`
+        : sql`AND enqueued_at < ${page.enqueuedBefore} ORDER BY enqueued_at`;
     // The redundant IN term lets SQLite pick the partial index of unfinished runs.
     const rows = await this.db.all<
       Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">
-    >(sql`SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs
-      WHERE status IN (${UNFINISHED}) AND status = 'queued' ${after}
-      ORDER BY session_id, queue_seq LIMIT ${page.limit}`);
+    >(sql`
+      SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs
+      WHERE status IN (${UNFINISHED}) AND status = 'queued' ${after} ${order} LIMIT ${page.limit}`);
     return rows.map(entryOf);
   }
 
@@ -223,7 +237,7 @@ export class SqlRunStore implements RunStore {
   }
 
   async heartbeat(claims: Claim[]): Promise<HeartbeatResult> {
-    if (claims.length === 0) return { fenced: [], cancelRequested: [] };
+    if (claims.length === 0) return { fenced: [], cancelRequested: [], toolResultReady: [] };
     const now = this.now();
     const pairs = sql.join(
       claims.map((c) => sql`(${c.runId}, ${c.token})`),
@@ -233,14 +247,16 @@ export class SqlRunStore implements RunStore {
       id: string;
       claim_token: string;
       cancel_requested_at: number | null;
+      has_tool_result: number | boolean;
     }>(sql`
       UPDATE runs SET heartbeat_at = ${now}
       WHERE status IN (${ACTIVE}) AND (id, claim_token) IN (VALUES ${pairs})
-      RETURNING id, claim_token, cancel_requested_at`);
+      RETURNING id, claim_token, cancel_requested_at, tool_result IS NOT NULL AS has_tool_result`);
     const alive = new Set(rows.map((r) => `${r.id} ${r.claim_token}`));
     return {
       fenced: claims.filter((c) => !alive.has(`${c.runId} ${c.token}`)).map((c) => c.runId),
       cancelRequested: rows.filter((r) => r.cancel_requested_at !== null).map((r) => r.id),
+      toolResultReady: rows.filter((r) => Boolean(r.has_tool_result)).map((r) => r.id),
     };
   }
 
@@ -341,6 +357,192 @@ export class SqlRunStore implements RunStore {
     });
   }
 
+  async waitForTool(claim: Claim, name: string): Promise<boolean> {
+    const now = this.now();
+    return this.db.transaction(async (tx) => {
+      const changed = await tx.run(sql`UPDATE runs SET status = 'waiting_tool', waiting_tool = ${name},
+          tool_result = NULL, updated_at = ${now}
+        WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status = 'running'`);
+      if (changed === 0) return false;
+      await this.insertEvent(tx, claim.runId, "run.waiting_tool", now, { name });
+      return true;
+    });
+  }
+
+  async deliverToolResult(runId: string, name: string, output: unknown): Promise<ToolResultDelivery> {
+    const now = this.now();
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.all<RunRow & { pending: number | boolean }>(sql`SELECT ${columns},
+          tool_result IS NOT NULL AS pending FROM runs WHERE id = ${runId} ${tx.forUpdate}`);
+      if (!row) return { kind: "unknown_run" } as const;
+      if (row.status !== "waiting_tool" || row.pending) {
+        return {
+          kind: "not_waiting",
+          status: row.status as RunStatus,
+          waitingTool: row.waiting_tool,
+        } as const;
+      }
+      if (row.waiting_tool !== name)
+        return { kind: "wrong_name", waitingTool: row.waiting_tool ?? "" } as const;
+      // Stored wrapped, so that a JSON null result is told apart from "no result yet".
+      await tx.run(sql`UPDATE runs SET tool_result = ${tx.json({ value: output })}, updated_at = ${now}
+        WHERE id = ${runId}`);
+      return { kind: "accepted", run: this.run(row) } as const;
+    });
+  }
+
+  async takeToolResult(claim: Claim): Promise<ToolResultTake> {
+    const now = this.now();
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.all<{ status: string; waiting_tool: string | null; tool_result: unknown }>(sql`
+        SELECT status, waiting_tool, tool_result FROM runs
+        WHERE id = ${claim.runId} AND claim_token = ${claim.token} ${tx.forUpdate}`);
+      if (!row || row.status !== "waiting_tool") return { kind: "fenced" } as const;
+      if (row.tool_result === null) return { kind: "pending" } as const;
+      await tx.run(sql`UPDATE runs SET status = 'running', waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
+        WHERE id = ${claim.runId}`);
+      await this.insertEvent(tx, claim.runId, "run.resumed", now, { name: row.waiting_tool });
+      const { value } = tx.decodeJson(row.tool_result) as { value: unknown };
+      return { kind: "taken", output: value } as const;
+    });
+  }
+
+  async requeueRuns(
+    runIds: readonly string[],
+    by: string,
+    maxAttempts: number,
+  ): Promise<ManualRequeueOutcome[]> {
+    const outcomes: ManualRequeueOutcome[] = [];
+    for (const runId of runIds) outcomes.push(await this.requeueRun(runId, by, maxAttempts));
+    return outcomes;
+  }
+
+  private requeueRun(runId: string, by: string, maxAttempts: number): Promise<ManualRequeueOutcome> {
+    const now = this.now();
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.all<RunRow>(
+        sql`SELECT ${columns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+      );
+      if (!row)
+        return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
+      const metadata = (tx.decodeJson(row.metadata) ?? {}) as RunMetadata;
+      const status = row.status as RunStatus;
+      const check = checkManualRequeue({
+        status,
+        errorCode: row.error_code,
+        recoveryState: row.recovery_state as RecoveryState | null,
+        metadata,
+        hasSession: row.session_id !== "",
+      });
+      if (!check.ok) return { runId, ok: false, code: check.code, message: check.message } as const;
+      const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
+      // The tail of its session: a fresh position from the session's counter.
+      const [session] = await tx.all<{ last_seq: number }>(sql`UPDATE sessions SET last_seq = last_seq + 1,
+          updated_at = ${now} WHERE id = ${row.session_id} RETURNING last_seq`);
+      const [requeued] =
+        await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', queue_seq = ${session!.last_seq},
+          output = NULL, error_code = NULL, error_message = NULL, started_at = NULL, heartbeat_at = NULL, ended_at = NULL,
+          cancel_requested_at = NULL, claim_token = NULL, waiting_tool = NULL, tool_result = NULL,
+          recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},
+          enqueued_at = ${now}, updated_at = ${now}
+        WHERE id = ${runId} RETURNING ${columns}`);
+      const data = { reason: "manual_operator_requeue", requestedBy: by, from: status };
+      await this.insertEvents(
+        tx,
+        [
+          { runId, type: "run.requeued", data },
+          { runId, type: "run.queued", data },
+        ],
+        now,
+      );
+      await tx.run(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at, ended_at, output)
+        VALUES (${runId}, 'system', 'run.requeued', 'completed', ${now}, ${now}, ${tx.json(data)})`);
+      return { runId, ok: true, previousStatus: status, queueEntry: entryOf(requeued!) } as const;
+    });
+  }
+
+  async listRuns(query: StorageRunQuery): Promise<Run[]> {
+    const where: SQL[] = [];
+    const anyOf = (column: string, values: readonly string[] | undefined) => {
+      if (!values || values.length === 0) return;
+      const list = sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      );
+      where.push(sql`${sql.raw(column)} IN (${list})`);
+    };
+    anyOf("status", query.status);
+    anyOf("error_code", query.errorCode);
+    anyOf("recovery_state", query.recoveryState);
+    if (query.sessionId !== undefined) where.push(sql`session_id = ${query.sessionId}`);
+    if (query.workspaceId !== undefined) where.push(sql`workspace_id = ${query.workspaceId}`);
+    if (query.runId !== undefined) where.push(sql`id = ${query.runId}`);
+    if (query.createdFrom !== undefined) where.push(sql`created_at >= ${query.createdFrom}`);
+    if (query.createdTo !== undefined) where.push(sql`created_at < ${query.createdTo}`);
+    if (query.after) where.push(sql`(created_at, id) < (${query.after.createdAt}, ${query.after.id})`);
+    const filter = where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``;
+    const rows = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs ${filter}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`);
+    return rows.map((r) => this.run(r));
+  }
+
+  async overview(): Promise<StorageOverview> {
+    const statusCounts = Object.fromEntries(RUN_STATUSES.map((st) => [st, 0])) as Record<RunStatus, number>;
+    const counts = await this.db.all<{ status: RunStatus; n: number }>(
+      sql`SELECT status, count(*) AS n FROM runs GROUP BY status`,
+    );
+    for (const row of counts) statusCounts[row.status] = Number(row.n);
+    const states = await this.db.all<{
+      state: string;
+      n: number;
+      oldest: number | null;
+      newest: number | null;
+    }>(sql`
+      SELECT recovery_state AS state, count(*) AS n, min(recovered_at) AS oldest, max(recovered_at) AS newest
+      FROM runs WHERE recovery_state IS NOT NULL GROUP BY recovery_state`);
+    const byState = new Map(states.map((r) => [r.state, r]));
+    const [failures] = await this.db.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM runs WHERE error_code = 'worker_recovery_failed'`,
+    );
+    const reasons = await this.db.all<{ reason: string; n: number }>(sql`
+      SELECT recovery_reason AS reason, count(*) AS n FROM runs WHERE recovery_state = 'quarantined'
+      GROUP BY recovery_reason ORDER BY count(*) DESC, recovery_reason ASC LIMIT 5`);
+    const quarantined = byState.get("quarantined");
+    const newest = Math.max(0, ...states.map((r) => Number(r.newest ?? 0)));
+    const time = (ms: number | null | undefined) => (ms ? iso(Number(ms)) : null);
+    return {
+      statusCounts,
+      recovery: {
+        trackedRuns: states.reduce((sum, r) => sum + Number(r.n), 0),
+        quarantinedRuns: Number(quarantined?.n ?? 0),
+        requeuedRuns: Number(byState.get("requeued")?.n ?? 0),
+        failedRecoveryRuns: Number(byState.get("failed")?.n ?? 0),
+        workerRecoveryFailures: Number(failures?.n ?? 0),
+        oldestQuarantinedAt: time(quarantined?.oldest),
+        newestQuarantinedAt: time(quarantined?.newest),
+        newestRecoveredAt: time(newest),
+        topQuarantineReasons: reasons.map((r) => ({ reason: r.reason, count: Number(r.n) })),
+      },
+    };
+  }
+
+  async statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>> {
+    if (runIds.length === 0) return new Map();
+    const ids = sql.join(
+      runIds.map((id) => sql`${id}`),
+      sql`, `,
+    );
+    const rows = await this.db.all<{ id: string; status: RunStatus }>(sql`SELECT id, status FROM runs
+      WHERE id IN (${ids})`);
+    return new Map(rows.map((r) => [r.id, r.status]));
+  }
+
+  async countQueued(): Promise<number> {
+    const [row] = await this.db.all<{ n: number }>(sql`SELECT count(*) AS n FROM runs
+      WHERE status IN (${UNFINISHED}) AND status = 'queued'`);
+    return Number(row?.n ?? 0);
+  }
+
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     const rows = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs
       WHERE status IN (${ACTIVE}) AND COALESCE(heartbeat_at, started_at, created_at) < ${query.lastSeenBefore}
@@ -370,7 +572,8 @@ export class SqlRunStore implements RunStore {
       if (decision.action === "requeue") {
         const [requeued] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', started_at = NULL,
             heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
-            claim_token = NULL, recovery_state = ${recovery.state}, metadata = ${tx.json(metadata)},
+            claim_token = NULL, waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
+            recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
             enqueued_at = ${now}, updated_at = ${now}
           WHERE id = ${request.runId} RETURNING ${columns}`);
         const data = { reason: recovery.reason, recoveryAttempts: recovery.attempts, from: row.status };
@@ -387,7 +590,9 @@ export class SqlRunStore implements RunStore {
       const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
       const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'failed',
           error_code = 'worker_recovery_failed', error_message = ${message}, ended_at = ${now}, claim_token = NULL,
-          recovery_state = ${recovery.state}, metadata = ${tx.json(metadata)}, updated_at = ${now}
+          waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
+          recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
+          updated_at = ${now}
         WHERE id = ${request.runId} RETURNING ${columns}`);
       await this.insertEvent(tx, request.runId, "run.failed", now, {
         errorCode: "worker_recovery_failed",

@@ -69,6 +69,36 @@ export const HTTP_ROUTES: HttpRoute[] = [
     call: (c, r) => c.runs.cancel({ ...objectBody(r.body), runId: r.params.runId! }),
   },
   {
+    method: "POST",
+    path: "/api/v1/runs/:runId/tool-results",
+    status: 202,
+    call: (c, r) => c.runs.submitToolResult({ ...objectBody(r.body), runId: r.params.runId! } as never),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/runs/:runId/requeue",
+    status: 202,
+    call: (c, r) => c.admin.requeue({ ...objectBody(r.body), runId: r.params.runId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/runs/requeue",
+    status: 200,
+    call: (c, r) => c.admin.requeueMany(objectBody(r.body) as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/storage/runs",
+    status: 200,
+    call: (c, r) => c.admin.runs(r.query as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/storage/overview",
+    status: 200,
+    call: (c) => c.admin.overview(),
+  },
+  {
     method: "GET",
     path: "/api/v1/pool",
     status: 200,

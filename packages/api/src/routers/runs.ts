@@ -1,4 +1,10 @@
-import { listRunEventsInput, listSessionRunsInput, runRefInput, submitRunInput } from "@oah/contract";
+import {
+  listRunEventsInput,
+  listSessionRunsInput,
+  runRefInput,
+  submitRunInput,
+  submitToolResultInput,
+} from "@oah/contract";
 import { procedure, router } from "../trpc";
 
 export const runsRouter = router({
@@ -25,4 +31,8 @@ export const runsRouter = router({
     .query(async ({ ctx, input }) => ({ items: await ctx.engine.listRunSteps(input.runId) })),
 
   cancel: procedure.input(runRefInput).mutation(({ ctx, input }) => ctx.engine.cancel(input.runId)),
+
+  submitToolResult: procedure
+    .input(submitToolResultInput)
+    .mutation(({ ctx, input }) => ctx.engine.submitToolResult(input.runId, input.name, input.output)),
 });

@@ -18,6 +18,12 @@ export interface ExecutionContext {
   /** The run's workspace directory, created before the executor starts. */
   workspaceDir: string;
   journal: RunJournal;
+  /**
+   * Puts the run in `waiting_tool` until a client posts the result of the tool
+   * `name`, and resolves with it (the run is `running` again). Rejects when the
+   * execution is aborted meanwhile.
+   */
+  waitForTool(name: string): Promise<unknown>;
 }
 
 export interface ExecutionResult {

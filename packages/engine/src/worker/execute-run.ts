@@ -20,6 +20,42 @@ function journalFor(host: HostContext, claim: Claim, controller: AbortController
   };
 }
 
+class ExecutionAborted extends Error {
+  constructor() {
+    super("the execution was aborted");
+  }
+}
+
+/**
+ * waiting_tool (SPEC §6): the run keeps its session lock and heartbeat while it
+ * waits; the result comes by a signal, or by the heartbeat's store check.
+ */
+async function waitForTool(host: HostContext, claim: Claim, controller: AbortController, name: string) {
+  const { signal } = controller;
+  if (!(await host.store.waitForTool(claim, name))) {
+    controller.abort({ kind: "fenced" });
+    throw new ExecutionAborted();
+  }
+  const active = host.active.get(claim.runId);
+  for (;;) {
+    if (signal.aborted) throw new ExecutionAborted();
+    const arrived = new Promise<void>((resolve) => {
+      if (active) active.toolResultArrived = resolve;
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    const taken = await host.store.takeToolResult(claim);
+    if (taken.kind === "taken") {
+      if (active) active.toolResultArrived = undefined;
+      return taken.output;
+    }
+    if (taken.kind === "fenced") {
+      controller.abort({ kind: "fenced" });
+      throw new ExecutionAborted();
+    }
+    await arrived;
+  }
+}
+
 /** The terminal write must not be lost to a short store outage: retry it for a while. */
 async function finish(host: HostContext, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
   const deadline = Date.now() + host.finishRetryMs;
@@ -48,7 +84,13 @@ export async function executeRun(host: HostContext, run: Run, claim: Claim): Pro
     const workspaceDir = join(host.workspaceRoot, run.workspaceId);
     await mkdir(workspaceDir, { recursive: true });
     const journal = journalFor(host, claim, controller);
-    const result = await executor.execute({ run, signal, workspaceDir, journal });
+    const result = await executor.execute({
+      run,
+      signal,
+      workspaceDir,
+      journal,
+      waitForTool: (name) => waitForTool(host, claim, controller, name),
+    });
     settled = { ok: true, output: result.output };
   } catch (error) {
     settled = { ok: false, error };

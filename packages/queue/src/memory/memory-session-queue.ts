@@ -124,12 +124,10 @@ export class MemorySessionQueue implements SessionQueue {
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
     const lost: string[] = [];
     for (const { sessionId, token } of locks) {
-      const state = this.sessions.get(sessionId);
-      if (state && this.isLocked(state) && state.lock!.token === token) {
-        state.lock!.expiresAt = this.now() + this.lockTtlMs;
-      } else {
-        lost.push(sessionId);
-      }
+      const state = this.stateOf(sessionId);
+      // A lapsed lock nobody took is taken again, as the Redis queue does.
+      if (this.isLocked(state) && state.lock!.token !== token) lost.push(sessionId);
+      else state.lock = { token, expiresAt: this.now() + this.lockTtlMs };
     }
     return lost;
   }
@@ -186,6 +184,30 @@ export class MemorySessionQueue implements SessionQueue {
       readySessionCount: ready,
       oldestSchedulableReadyAgeMs: Number.isFinite(oldest) ? now - oldest : 0,
     };
+  }
+
+  async *entries(): AsyncIterable<QueueEntry[]> {
+    for (const state of this.sessions.values()) if (state.runs.length > 0) yield [...state.runs];
+  }
+
+  async size(): Promise<number> {
+    let n = 0;
+    for (const state of this.sessions.values()) n += state.runs.length;
+    return n;
+  }
+
+  async absent(runIds: readonly string[]): Promise<string[]> {
+    const held = new Set<string>();
+    for (const state of this.sessions.values()) for (const r of state.runs) held.add(r.runId);
+    return runIds.filter((id) => !held.has(id));
+  }
+
+  private live = false;
+
+  async markLive(): Promise<boolean> {
+    const wasLive = this.live;
+    this.live = true;
+    return !wasLive;
   }
 
   async close(): Promise<void> {

@@ -12,14 +12,16 @@ export function redisKeys(prefix: string) {
     readyNormal: `${base}ready:normal`,
     /** runId → entry JSON of every queued run. */
     entries: `${base}entries`,
+    /** Present while Redis holds the queue's state; its absence means the state was lost. */
+    marker: `${base}marker`,
     /** Fencing token counter. */
     fence: `${base}fence`,
     /** Wake tokens for idle workers: one per session that became ready. */
     wake: `${base}wake`,
     lock: (sessionId: string) => `${base}lock:${sessionId}`,
     queue: (sessionId: string) => `${base}queue:${sessionId}`,
-    /** Pub/sub channel of cancel requests. */
-    cancelChannel: `${base}cancel`,
+    /** Pub/sub channel of run signals (cancel requests, tool results). */
+    signalChannel: `${base}signals`,
     /** Worker leases: `worker:<id>` with a TTL, and their index by expiry. */
     worker: (workerId: string) => `${base}worker:${workerId}`,
     workers: `${base}workers`,

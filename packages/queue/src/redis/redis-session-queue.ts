@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { QueueEntry } from "@oah/core";
 import type { Redis } from "ioredis";
 import type {
@@ -80,6 +81,7 @@ export class RedisSessionQueue implements SessionQueue {
       k.base,
       this.lockTtlMs,
       CLAIM_MAX_SCAN,
+      randomBytes(4).toString("hex"),
     )) as [string, string, string] | null;
     if (!result) return null;
     const [sessionId, token, entry] = result;
@@ -172,6 +174,31 @@ export class RedisSessionQueue implements SessionQueue {
       readySessionCount: sub! + normal! - locked - stale,
       oldestSchedulableReadyAgeMs: oldest! < 0 ? 0 : Math.max(0, this.now() - oldest!),
     };
+  }
+
+  async *entries(batchSize = 500): AsyncIterable<QueueEntry[]> {
+    let cursor = "0";
+    do {
+      const [next, flat] = await this.redis.hscan(this.keys.entries, cursor, "COUNT", batchSize);
+      cursor = next;
+      const batch: QueueEntry[] = [];
+      for (let i = 1; i < flat.length; i += 2) batch.push(JSON.parse(flat[i]!) as QueueEntry);
+      if (batch.length > 0) yield batch;
+    } while (cursor !== "0");
+  }
+
+  async size(): Promise<number> {
+    return this.redis.hlen(this.keys.entries);
+  }
+
+  async absent(runIds: readonly string[]): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    const found = await this.redis.hmget(this.keys.entries, ...runIds);
+    return runIds.filter((_, i) => found[i] === null);
+  }
+
+  async markLive(): Promise<boolean> {
+    return (await this.redis.set(this.keys.marker, String(Date.now()), "NX")) === "OK";
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,12 @@ export const runs = pgTable(
     claimToken: text("claim_token"),
     attempt: integer("attempt").notNull().default(0),
     recoveryState: text("recovery_state"),
+    /** The reason of the last recovery decision (SPEC §7), and when it was taken: the overview reads these. */
+    recoveryReason: text("recovery_reason"),
+    recoveredAt: ms("recovered_at"),
+    /** While waiting_tool: the tool the run waits for; and a result delivered but not yet taken. */
+    waitingTool: text("waiting_tool"),
+    toolResult: jsonb("tool_result"),
     metadata: jsonb("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
     updatedAt: ms("updated_at").notNull(),
@@ -53,6 +59,8 @@ export const runs = pgTable(
     index("runs_session_unfinished_idx")
       .on(t.sessionId, t.queueSeq)
       .where(sql`status IN ('queued', 'running', 'waiting_tool')`),
+    // Queued runs by how long they have waited: reconcile looks for the ones a queue lost.
+    index("runs_queued_enqueued_idx").on(t.enqueuedAt).where(sql`status = 'queued'`),
     index("runs_created_idx").on(t.createdAt, t.id),
     index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),

@@ -40,6 +40,10 @@ export const runs = sqliteTable(
     claimToken: text("claim_token"),
     attempt: integer("attempt").notNull().default(0),
     recoveryState: text("recovery_state"),
+    recoveryReason: text("recovery_reason"),
+    recoveredAt: integer("recovered_at"),
+    waitingTool: text("waiting_tool"),
+    toolResult: json("tool_result"),
     metadata: json("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
     updatedAt: integer("updated_at").notNull(),
@@ -52,6 +56,8 @@ export const runs = sqliteTable(
     index("runs_session_unfinished_idx")
       .on(t.sessionId, t.queueSeq)
       .where(sql`status IN ('queued', 'running', 'waiting_tool')`),
+    // Queued runs by how long they have waited: reconcile looks for the ones a queue lost.
+    index("runs_queued_enqueued_idx").on(t.enqueuedAt).where(sql`status = 'queued'`),
     index("runs_created_idx").on(t.createdAt, t.id),
     index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),

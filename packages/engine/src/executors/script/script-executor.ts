@@ -13,50 +13,73 @@ export interface ScriptExecutorOptions {
   shellEnv: (context: ExecutionContext) => NodeJS.ProcessEnv;
 }
 
+interface ScriptState {
+  output: unknown;
+  toolResults: Record<string, unknown>;
+}
+
 /** The `script` executor of SPEC §12: its steps, in order. */
 export class ScriptExecutor implements Executor {
   constructor(private readonly options: ScriptExecutorOptions) {}
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const { steps } = context.run.input as ScriptInput;
-    let output: unknown = null;
+    const state: ScriptState = { output: null, toolResults: {} };
     for (const [index, step] of steps.entries()) {
       if (context.signal.aborted) break;
-      output = await this.step(step, index, context, output);
+      await this.step(step, index, context, state);
     }
-    return { output };
+    return { output: state.output };
   }
 
   private async step(
     step: ScriptStep,
     index: number,
     context: ExecutionContext,
-    output: unknown,
-  ): Promise<unknown> {
+    state: ScriptState,
+  ): Promise<void> {
     switch (step.type) {
       case "sleep":
         await sleep(step.ms, context.signal);
-        return output;
+        return;
       case "output":
-        return step.value;
+        state.output = step.value;
+        return;
       case "fail":
         throw new RunFailure(
           step.code ?? "executor_failed",
           step.message ?? `script step ${index} failed the run`,
         );
+      case "wait_tool":
+        state.toolResults[step.name] = await this.waitTool(step.name, context);
+        return;
       case "shell":
-        await this.shell(step, index, context);
-        return output;
+        await this.shell(step, index, context, state);
+        return;
     }
   }
 
-  private async shell(step: ShellStep, index: number, context: ExecutionContext): Promise<void> {
+  /** A client tool: the run waits in `waiting_tool` until its result is posted, then records it as a step. */
+  private async waitTool(name: string, context: ExecutionContext): Promise<unknown> {
+    const result = await context.waitForTool(name);
+    const stepId = await context.journal.startStep("tool", name);
+    if (stepId !== null) await context.journal.finishStep(stepId, { status: "completed", output: result });
+    return result;
+  }
+
+  private async shell(
+    step: ShellStep,
+    index: number,
+    context: ExecutionContext,
+    state: ScriptState,
+  ): Promise<void> {
     const { journal } = context;
     const stepId = await journal.startStep("tool", "shell");
     await journal.event("tool.started", { stepId, index, tool: "shell", command: step.command });
     const result = await runShell(step.command, {
       cwd: context.workspaceDir,
-      env: this.options.shellEnv(context),
+      // Results of client tools are available to later steps.
+      env: { ...this.options.shellEnv(context), OAH_TOOL_RESULTS: JSON.stringify(state.toolResults) },
       timeoutMs: step.timeoutMs ?? this.options.toolTimeoutMs,
       signal: context.signal,
       maxOutputBytes: this.options.maxOutputBytes,
