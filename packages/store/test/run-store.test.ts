@@ -263,4 +263,126 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       }),
     ).toBeNull();
   });
+
+  it("waits for a tool: running → waiting_tool, a result delivered once, taken on resume", async () => {
+    const run = (await store.createRun(newRun("s-tool"))).run;
+    const claim = { runId: run.id, token: "t" };
+    await store.startRun(claim, "w");
+    expect(await store.deliverToolResult(run.id, "approve", 1)).toMatchObject({
+      kind: "not_waiting",
+      status: "running",
+    });
+    expect(await store.waitForTool({ runId: run.id, token: "stolen" }, "approve")).toBe(false);
+    expect(await store.waitForTool(claim, "approve")).toBe(true);
+    expect(await store.getRun(run.id)).toMatchObject({ status: "waiting_tool", waitingTool: "approve" });
+    expect(await store.takeToolResult(claim)).toEqual({ kind: "pending" });
+    expect(await store.deliverToolResult(run.id, "deny", 1)).toEqual({
+      kind: "wrong_name",
+      waitingTool: "approve",
+    });
+    expect(await store.deliverToolResult("run_none", "approve", 1)).toEqual({ kind: "unknown_run" });
+    expect((await store.heartbeat([claim])).toolResultReady).toEqual([]);
+    expect((await store.deliverToolResult(run.id, "approve", null)).kind).toBe("accepted");
+    expect((await store.deliverToolResult(run.id, "approve", 2)).kind).toBe("not_waiting");
+    expect((await store.heartbeat([claim])).toolResultReady).toEqual([run.id]);
+    expect(await store.takeToolResult({ runId: run.id, token: "stolen" })).toEqual({ kind: "fenced" });
+    expect(await store.takeToolResult(claim)).toEqual({ kind: "taken", output: null });
+    expect(await store.getRun(run.id)).toMatchObject({ status: "running", waitingTool: null });
+    const types = (await store.listRunEvents(run.id, { limit: 10 })).map((e) => e.type);
+    expect(types).toEqual(["run.queued", "run.started", "run.waiting_tool", "run.resumed"]);
+  });
+
+  it("requeues by hand only recovery-managed failed runs, at the tail, with a fresh budget", async () => {
+    const stale = (await store.createRun(newRun("s-manual"))).run;
+    const plain = (await store.createRun(newRun("s-manual-other"))).run;
+    const done = (await store.createRun(newRun("s-manual-done"))).run;
+    await store.startRun({ runId: stale.id, token: "a" }, "w");
+    await store.startRun({ runId: plain.id, token: "b" }, "w");
+    await store.startRun({ runId: done.id, token: "c" }, "w");
+    await store.finishRun({ runId: plain.id, token: "b" }, { status: "failed", errorCode: "tool_failed" });
+    await store.finishRun({ runId: done.id, token: "c" }, { status: "completed" });
+    clock += 100;
+    await store.recoverRun({
+      runId: stale.id,
+      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
+      context: {
+        policy: { strategy: "requeue_running", maxAttempts: 3 },
+        by: "h",
+        at: new Date(clock),
+        from: "running",
+      },
+      lastSeenBefore: clock + 1,
+    });
+    const later = (await store.createRun(newRun("s-manual"))).run;
+    const outcomes = await store.requeueRuns([stale.id, plain.id, done.id, "run_missing"], "alice", 3);
+    expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual([
+      "ok",
+      "run_requeue_not_supported",
+      "run_requeue_invalid_status",
+      "run_not_found",
+    ]);
+    const requeued = (await store.getRun(stale.id))!;
+    expect(requeued).toMatchObject({
+      status: "queued",
+      errorCode: null,
+      startedAt: null,
+      recoveryState: "requeued",
+      metadata: {
+        recoveryAttempts: 0,
+        recovery: {
+          strategy: "manual",
+          reason: "manual_operator_requeue",
+          manualRequeueCount: 1,
+          lastManualRequeueBy: "alice",
+        },
+      },
+    });
+    expect(requeued.metadata.recovery).not.toHaveProperty("deadLetter");
+    // The tail of its session: behind the run submitted after it.
+    const queued = (await store.listQueuedRuns({ limit: 1000 })).filter((e) => e.sessionId === "s-manual");
+    expect(queued.map((e) => e.runId)).toEqual([later.id, stale.id]);
+  });
+
+  it("lists runs by filters, newest first, page by page; counts the overview", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      clock += 10;
+      ids.push((await store.createRun(newRun(`s-list-${i % 2}`, { workspaceId: "ws-list" }))).run.id);
+    }
+    const page1 = await store.listRuns({ workspaceId: "ws-list", limit: 2 });
+    expect(page1.map((r) => r.id)).toEqual([ids[4], ids[3]]);
+    const last = page1[1]!;
+    const page2 = await store.listRuns({
+      workspaceId: "ws-list",
+      after: { createdAt: Date.parse(last.createdAt), id: last.id },
+      limit: 10,
+    });
+    expect(page2.map((r) => r.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect((await store.listRuns({ sessionId: "s-list-1", limit: 10 })).map((r) => r.id)).toEqual([
+      ids[3],
+      ids[1],
+    ]);
+    expect((await store.listRuns({ runId: ids[2], limit: 10 })).map((r) => r.id)).toEqual([ids[2]]);
+    expect(
+      (
+        await store.listRuns({
+          workspaceId: "ws-list",
+          createdFrom: Date.parse(page1[1]!.createdAt),
+          limit: 10,
+        })
+      ).length,
+    ).toBe(2);
+    expect((await store.listRuns({ recoveryState: ["requeued"], limit: 10 })).map((r) => r.recoveryState)).toContain("requeued");
+    expect(
+      (await store.listRuns({ status: ["completed", "cancelled"], errorCode: ["tool_failed"], limit: 10 }))
+        .length,
+    ).toBe(0);
+
+    const overview = await store.overview();
+    expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
+    expect(overview.statusCounts.queued).toBe(await store.countQueued());
+    expect(overview.recovery.trackedRuns).toBeGreaterThanOrEqual(2);
+    expect(overview.recovery.workerRecoveryFailures).toBeGreaterThanOrEqual(1);
+    expect(overview.recovery.newestRecoveredAt).not.toBeNull();
+  });
 });
