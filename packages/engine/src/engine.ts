@@ -106,7 +106,9 @@ export class RunEngine {
    */
   private async maintain(lastSeenBefore: number): Promise<void> {
     const { recoveryLock, recovery, logger } = this.options;
-    const token = await recoveryLock.tryAcquire(Math.max(60_000, recovery.staleAfterMs));
+    // Short-lived: a host killed or frozen while it scans holds the others back only this long.
+    // Exclusivity only saves work; each recovery re-checks the run under its row lock.
+    const token = await recoveryLock.tryAcquire(Math.max(5_000, 2 * recovery.scanIntervalMs));
     if (!token) return;
     try {
       const summary = await recoverStaleRuns(this.recoveryOptions(lastSeenBefore));

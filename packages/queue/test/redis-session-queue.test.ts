@@ -9,6 +9,7 @@ sessionQueueContract("Redis", async () => {
   const t = await createTestRedis();
   const redis = new Redis(t.url);
   const queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs: LOCK_TTL_MS });
+  await queue.whenSubscribed();
   return {
     queue,
     advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -28,6 +29,7 @@ describe("Redis session queue specifics", () => {
     t = await createTestRedis();
     redis = new Redis(t.url);
     queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs: 5_000 });
+    await queue.whenSubscribed();
   });
   afterEach(async () => {
     await queue.close();
@@ -51,8 +53,7 @@ describe("Redis session queue specifics", () => {
     }
     const keys = await t.keys();
     expect(keys.every((k) => k.startsWith(`{${t.prefix}}:`))).toBe(true);
-    expect(keys.sort()).toEqual([`{${t.prefix}}:fence`, `{${t.prefix}}:wake`]);
-    expect(await redis.llen(`{${t.prefix}}:wake`)).toBeLessThanOrEqual(1_000);
+    expect(keys).toEqual([`{${t.prefix}}:fence`]);
   });
 
   it("drops ready entries that are locked or empty when a claim meets them, and counts them in pressure", async () => {
@@ -92,6 +93,20 @@ describe("Redis session queue specifics", () => {
     const after = await queue.claim();
     expect(after!.token.split("-")[0]).toBe(before!.token.split("-")[0]);
     expect(after!.token).not.toBe(before!.token);
+  });
+
+  it("wakes idle workers of every host, even when another host is frozen", async () => {
+    const other = new Redis(t.url);
+    const frozenHost = new RedisSessionQueue({ redis: other, prefix: t.prefix, lockTtlMs: 5_000 });
+    await frozenHost.whenSubscribed();
+    // The frozen host has nobody waiting and never claims: announcements must still reach this one.
+    const controller = new AbortController();
+    const waiting = queue.waitForWork(controller.signal);
+    await queue.enqueue([entry("announced", 1)]);
+    await waiting;
+    expect((await queue.claim())?.sessionId).toBe("announced");
+    await frozenHost.close();
+    other.disconnect();
   });
 
   it("wakes an idle worker within milliseconds of a run becoming claimable", async () => {

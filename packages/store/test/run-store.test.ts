@@ -372,7 +372,9 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
         })
       ).length,
     ).toBe(2);
-    expect((await store.listRuns({ recoveryState: ["requeued"], limit: 10 })).map((r) => r.recoveryState)).toContain("requeued");
+    expect(
+      (await store.listRuns({ recoveryState: ["requeued"], limit: 10 })).map((r) => r.recoveryState),
+    ).toContain("requeued");
     expect(
       (await store.listRuns({ status: ["completed", "cancelled"], errorCode: ["tool_failed"], limit: 10 }))
         .length,

@@ -10,11 +10,9 @@ export const adminRouter = router({
     .input(requeueRunInput)
     .mutation(({ ctx, input }) => ctx.engine.requeue(input.runId, input.requestedBy)),
 
-  requeueMany: procedure
-    .input(requeueManyInput)
-    .mutation(async ({ ctx, input }) => ({
-      items: await ctx.engine.requeueMany(input.runIds, input.requestedBy),
-    })),
+  requeueMany: procedure.input(requeueManyInput).mutation(async ({ ctx, input }) => ({
+    items: await ctx.engine.requeueMany(input.runIds, input.requestedBy),
+  })),
 
   pool: procedure.query(({ ctx }) => ctx.engine.poolOverview()),
 });

@@ -16,8 +16,8 @@ export function redisKeys(prefix: string) {
     marker: `${base}marker`,
     /** Fencing token counter. */
     fence: `${base}fence`,
-    /** Wake tokens for idle workers: one per session that became ready. */
-    wake: `${base}wake`,
+    /** Pub/sub channel announcing each session that became ready, to wake idle workers. */
+    wakeChannel: `${base}wake`,
     lock: (sessionId: string) => `${base}lock:${sessionId}`,
     queue: (sessionId: string) => `${base}queue:${sessionId}`,
     /** Pub/sub channel of run signals (cancel requests, tool results). */

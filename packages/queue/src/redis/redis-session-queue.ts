@@ -12,7 +12,7 @@ import { type RedisKeys, redisKeys } from "./keys";
 import { defineScripts, type ScriptedRedis } from "./scripts";
 
 export interface RedisSessionQueueOptions {
-  /** Commands go through this connection; a duplicate of it blocks on wake tokens. */
+  /** Commands go through this connection; a duplicate of it subscribes to wake announcements. */
   redis: Redis;
   prefix: string;
   lockTtlMs: number;
@@ -23,42 +23,67 @@ export interface RedisSessionQueueOptions {
 const CLAIM_MAX_SCAN = 32;
 /** Ready entries per lane the pressure read inspects for locked and empty sessions. */
 const PRESSURE_SAMPLE = 100;
-/** A blocking pop returns at least this often, so that the listener notices it has nobody left to wake. */
-const WAKE_BLOCK_SECONDS = 1;
-const RECONNECT_BACKOFF_MS = 500;
-
 /**
  * The SessionQueue over Redis: each operation is one Lua script (lua/), run by
- * SHA; idle workers of this process share one blocking connection that pops
- * wake tokens and wakes one worker per token.
+ * SHA. Each session that becomes ready is announced on a pub/sub channel; every
+ * host wakes one of its idle workers per announcement (one that is too late finds
+ * nothing and waits again). Announcements cannot be lost to a host that is dead
+ * or frozen, as tokens popped from a list could.
  */
 export class RedisSessionQueue implements SessionQueue {
   private readonly redis: ScriptedRedis;
-  private readonly blocking: Redis;
+  private readonly subscriber: Redis;
   private readonly keys: RedisKeys;
   private readonly lockTtlMs: number;
   private readonly now: () => number;
   private readonly waiters = new Set<() => void>();
-  private listening = false;
+  /** An announcement came while no worker waited: the next wait returns at once. */
+  private missedWake = false;
+  private subscribedOnce = false;
+  private readonly subscription: Promise<void>;
   private closed = false;
 
   constructor(options: RedisSessionQueueOptions) {
     this.redis = defineScripts(options.redis);
-    // Blocking pops wait out reconnections instead of failing: this connection only listens.
-    this.blocking = options.redis.duplicate({
+    this.keys = redisKeys(options.prefix);
+    // Subscriptions are restored by ioredis after a reconnection; what was announced
+    // meanwhile is unknown, so every idle worker looks once.
+    this.subscriber = options.redis.duplicate({
       lazyConnect: false,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
     });
-    this.blocking.on("error", () => {});
-    this.keys = redisKeys(options.prefix);
+    this.subscriber.on("error", () => {});
+    this.subscriber.on("message", (channel: string) => {
+      if (channel === this.keys.wakeChannel) this.wakeOne();
+    });
+    this.subscriber.on("ready", () => {
+      if (this.subscribedOnce) this.wakeAll();
+    });
+    this.subscription = this.subscriber.subscribe(this.keys.wakeChannel).then(
+      () => {
+        this.subscribedOnce = true;
+      },
+      () => {},
+    );
     this.lockTtlMs = options.lockTtlMs;
     this.now = options.now ?? Date.now;
   }
 
   private get laneKeys(): string[] {
     const k = this.keys;
-    return [k.readySubagent, k.readyNormal, k.entries, k.wake];
+    return [k.readySubagent, k.readyNormal, k.entries];
+  }
+
+  private wakeOne(): void {
+    const [waiter] = this.waiters;
+    if (waiter) waiter();
+    else this.missedWake = true;
+  }
+
+  private wakeAll(): void {
+    this.missedWake = true;
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   async enqueue(entries: readonly QueueEntry[]): Promise<void> {
@@ -114,8 +139,19 @@ export class RedisSessionQueue implements SessionQueue {
     return (await this.redis.oahRemove(...this.laneKeys, this.keys.base, sessionId, runId, this.now())) === 1;
   }
 
+  /** Resolves once this process hears wake announcements. */
+  whenSubscribed(): Promise<void> {
+    return this.subscription;
+  }
+
   waitForWork(signal: AbortSignal): Promise<void> {
     if (signal.aborted || this.closed) return Promise.resolve();
+    // Not listening yet: anything announced so far was missed, so look again once listening.
+    if (!this.subscribedOnce) return this.subscription;
+    if (this.missedWake) {
+      this.missedWake = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = () => {
         this.waiters.delete(done);
@@ -124,32 +160,7 @@ export class RedisSessionQueue implements SessionQueue {
       };
       this.waiters.add(done);
       signal.addEventListener("abort", done, { once: true });
-      void this.listen();
     });
-  }
-
-  /** Pops wake tokens while workers wait, one worker per token; a token nobody takes goes back. */
-  private async listen(): Promise<void> {
-    if (this.listening) return;
-    this.listening = true;
-    try {
-      while (this.waiters.size > 0 && !this.closed) {
-        let popped: [string, string] | null;
-        try {
-          popped = await this.blocking.brpop(this.keys.wake, WAKE_BLOCK_SECONDS);
-        } catch {
-          if (this.closed) break;
-          await new Promise((r) => setTimeout(r, RECONNECT_BACKOFF_MS));
-          continue;
-        }
-        if (!popped) continue;
-        const [waiter] = this.waiters;
-        if (waiter) waiter();
-        else await this.redis.rpush(this.keys.wake, "1").catch(() => {});
-      }
-    } finally {
-      this.listening = false;
-    }
   }
 
   async pressure(): Promise<QueuePressure> {
@@ -204,6 +215,6 @@ export class RedisSessionQueue implements SessionQueue {
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of [...this.waiters]) waiter();
-    this.blocking.disconnect();
+    this.subscriber.disconnect();
   }
 }

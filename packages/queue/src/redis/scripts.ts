@@ -1,11 +1,11 @@
 /// <reference path="../lua.d.ts" />
 import type { Redis } from "ioredis";
 import claim from "./lua/claim-4.lua";
-import enqueue from "./lua/enqueue-4.lua";
+import enqueue from "./lua/enqueue-3.lua";
 import markReady from "./lua/includes/mark-ready.lua";
 import pressure from "./lua/pressure-3.lua";
-import release from "./lua/release-4.lua";
-import remove from "./lua/remove-4.lua";
+import release from "./lua/release-3.lua";
+import remove from "./lua/remove-3.lua";
 import renewLocks from "./lua/renew-locks-0.lua";
 
 const INCLUDES: Record<string, string> = { "mark-ready": markReady };
@@ -20,12 +20,13 @@ export function expandIncludes(source: string): string {
 }
 
 // The key count is part of each file's name, as in BullMQ (claim-4.lua takes 4 keys).
+// Scripts that may make a session ready also PUBLISH on the wake channel (not a key).
 const SCRIPTS = {
-  oahEnqueue: { numberOfKeys: 4, lua: enqueue },
+  oahEnqueue: { numberOfKeys: 3, lua: enqueue },
   oahClaim: { numberOfKeys: 4, lua: claim },
-  oahRelease: { numberOfKeys: 4, lua: release },
+  oahRelease: { numberOfKeys: 3, lua: release },
   oahRenewLocks: { numberOfKeys: 0, lua: renewLocks },
-  oahRemove: { numberOfKeys: 4, lua: remove },
+  oahRemove: { numberOfKeys: 3, lua: remove },
   oahPressure: { numberOfKeys: 3, lua: pressure },
 } as const;
 

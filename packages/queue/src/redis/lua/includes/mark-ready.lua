@@ -1,7 +1,9 @@
 -- Puts a session into the ready lane of its head run (subagent or normal), unless
 -- it is locked or has no runs. Keeps how long it has already waited when it only
--- changes lanes; a newly ready session pushes one wake token.
--- Needs: base (key prefix with hash tag), readySub, readyNormal, entries, wake.
+-- changes lanes; a newly ready session is announced on the wake channel.
+-- Needs: base (key prefix with hash tag), readySub, readyNormal, entries.
+local wakeChannel = base .. "wake"
+
 local function markReady(session, now)
   local queue = base .. "queue:" .. session
   local head = redis.call("ZRANGE", queue, 0, 0)[1]
@@ -30,8 +32,7 @@ local function markReady(session, now)
     end
   end
   redis.call("ZADD", lane, since, session)
-  redis.call("LPUSH", wake, "1")
-  redis.call("LTRIM", wake, 0, 999)
+  redis.call("PUBLISH", wakeChannel, "1")
 end
 
 -- Adds one entry (JSON) to its session's queue; false when the run is queued already.

@@ -1,9 +1,9 @@
 -- Takes a run out of its session's queue (a queued run was cancelled); the
 -- session leaves the ready set when it empties, or moves lane with its new head.
--- KEYS: readySub, readyNormal, entries, wake
+-- KEYS: readySub, readyNormal, entries
 -- ARGV: base, sessionId, runId, now
 -- Returns 1 when the run was queued.
-local readySub, readyNormal, entries, wake = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
 local base, session, runId, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 --@include mark-ready
 

@@ -1,8 +1,8 @@
 -- Adds runs to their sessions' queues (ordered by queueSeq, duplicates ignored)
 -- and makes the sessions ready.
--- KEYS: readySub, readyNormal, entries, wake
+-- KEYS: readySub, readyNormal, entries
 -- ARGV: base, now, entry JSON...
-local readySub, readyNormal, entries, wake = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
 local base, now = ARGV[1], tonumber(ARGV[2])
 --@include mark-ready
 

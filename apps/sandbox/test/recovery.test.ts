@@ -1,0 +1,210 @@
+import type { StorageOverview } from "@oah/contract";
+import { type OahProcess, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventTypes, getRun, isTerminal, submit, waitForRun } from "./support";
+
+/** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
+const FAST = {
+  OAH_SESSION_LOCK_TTL_MS: "1500",
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+  OAH_STALE_RUN_AFTER_MS: "2000",
+  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+  OAH_WORKERS_MIN: "1",
+  OAH_WORKERS_MAX: "1",
+};
+
+const ms = (iso: string | null) => Date.parse(iso ?? "");
+
+async function crash(sandbox: OahProcess): Promise<void> {
+  expect(await sandbox.stop("SIGKILL")).toBe("SIGKILL");
+}
+
+describe("recovery of runs whose worker died", () => {
+  let d: SplitDeployment | undefined;
+  afterEach(async () => {
+    await d?.dispose();
+    d = undefined;
+  });
+
+  it("requeues a running run after kill -9 (requeue_running); it runs again and its session follows in order", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: FAST });
+    const first = await submit(
+      d.client,
+      "k9",
+      [
+        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+        { type: "output", value: "first" },
+      ],
+      { workspaceId: "k9" },
+    );
+    const later = [
+      await submit(d.client, "k9", [{ type: "output", value: "second" }]),
+      await submit(d.client, "k9", [{ type: "output", value: "third" }]),
+    ];
+    await waitFor("the first run's shell", async () =>
+      (await eventTypes(d!.client, first.id)).includes("tool.started"),
+    );
+    const killedAt = Date.now();
+    await crash(d.sandboxes[0]!);
+    await d.addSandbox();
+
+    const done = await waitForRun(d.client, first.id, isTerminal);
+    expect(done).toMatchObject({
+      status: "completed",
+      output: "first",
+      attempt: 2,
+      recoveryState: "requeued",
+      metadata: {
+        recoveryAttempts: 1,
+        recovery: { state: "requeued", reason: "automatic_requeue", attempts: 1 },
+      },
+    });
+    expect(ms(done.startedAt)).toBeGreaterThan(killedAt);
+    const types = await eventTypes(d.client, first.id);
+    expect(types).toEqual([
+      "run.queued",
+      "run.started",
+      "tool.started",
+      "run.requeued",
+      "run.queued",
+      "run.started",
+      "tool.started",
+      "tool.completed",
+      "run.completed",
+    ]);
+    const rest = await Promise.all(later.map((r) => waitForRun(d!.client, r.id, isTerminal)));
+    expect(rest.map((r) => r.output)).toEqual(["second", "third"]);
+    expect(ms(rest[0]!.startedAt)).toBeGreaterThanOrEqual(ms(done.endedAt));
+    expect(ms(rest[1]!.startedAt)).toBeGreaterThanOrEqual(ms(rest[0]!.endedAt));
+  });
+
+  it.each([
+    ["requeue_running", "quarantined"],
+    ["requeue_all", "requeued"],
+  ] as const)("after kill -9 of a run in waiting_tool, %s leaves it %s", async (strategy, outcome) => {
+    d = await startSplitDeployment({
+      sandboxes: 1,
+      env: { ...FAST, OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
+    });
+    const run = await submit(d.client, "waiting", [
+      { type: "wait_tool", name: "approve" },
+      { type: "output", value: "approved" },
+    ]);
+    await waitForRun(d.client, run.id, (r) => r.status === "waiting_tool");
+    await crash(d.sandboxes[0]!);
+    await d.addSandbox();
+    if (outcome === "quarantined") {
+      const ended = await waitForRun(d.client, run.id, isTerminal);
+      expect(ended).toMatchObject({
+        status: "failed",
+        errorCode: "worker_recovery_failed",
+        recoveryState: "quarantined",
+        metadata: {
+          recovery: {
+            reason: "waiting_tool_manual_resume_required",
+            deadLetter: { status: "quarantined", reason: "waiting_tool_manual_resume_required" },
+          },
+        },
+      });
+      return;
+    }
+    // Requeued: it runs again from the start and waits for its tool again.
+    const waitingAgain = await waitForRun(
+      d.client,
+      run.id,
+      (r) => r.status === "waiting_tool" && r.attempt === 2,
+    );
+    expect(waitingAgain.metadata).toMatchObject({
+      recoveryAttempts: 1,
+      recovery: { reason: "automatic_requeue" },
+    });
+    await d.client.post(`/api/v1/runs/${run.id}/tool-results`, { name: "approve", output: true });
+    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({
+      status: "completed",
+      output: "approved",
+    });
+  });
+
+  it("quarantines a run that keeps killing its worker after max attempts; an operator requeues it and it completes", async () => {
+    d = await startSplitDeployment({
+      sandboxes: 1,
+      env: { ...FAST, OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: "2" },
+    });
+    // Kills the sandbox executing it on its first three executions.
+    const killer = await submit(
+      d.client,
+      "killer",
+      [
+        {
+          type: "shell",
+          command:
+            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; if [ $n -le 3 ]; then kill -9 $PPID; sleep 5; fi",
+        },
+        { type: "output", value: "survived" },
+      ],
+      { workspaceId: "killer" },
+    );
+    // Each execution kills its sandbox; a new sandbox takes over until recovery gives up on the run.
+    const quarantined = await waitFor(
+      "the run to be quarantined",
+      async () => {
+        const run = await getRun(d!.client, killer.id);
+        if (run.recoveryState === "quarantined") return run;
+        const latest = d!.sandboxes.at(-1)!;
+        if (latest.child.exitCode !== null || latest.child.signalCode !== null) await d!.addSandbox();
+        return undefined;
+      },
+      60_000,
+      100,
+    );
+    expect(quarantined).toMatchObject({
+      status: "failed",
+      errorCode: "worker_recovery_failed",
+      attempt: 3,
+      metadata: { recoveryAttempts: 2, recovery: { state: "quarantined", reason: "max_attempts_exhausted" } },
+    });
+    const overview = (await d.client.get<StorageOverview>("/api/v1/storage/overview")).body;
+    expect(overview.recovery).toMatchObject({
+      quarantinedRuns: 1,
+      topQuarantineReasons: [{ reason: "max_attempts_exhausted", count: 1 }],
+      newestQuarantinedAt: quarantined.metadata.recovery!.deadLetter!.at,
+      oldestQuarantinedAt: quarantined.metadata.recovery!.deadLetter!.at,
+    });
+
+    if (d.sandboxes.at(-1)!.child.exitCode !== null) await d.addSandbox();
+    const requeued = await d.client.post(`/api/v1/runs/${killer.id}/requeue`, { requestedBy: "ops" });
+    expect(requeued.status).toBe(202);
+    const done = await waitForRun(d.client, killer.id, isTerminal);
+    expect(done).toMatchObject({
+      status: "completed",
+      output: "survived",
+      attempt: 4,
+      metadata: { recoveryAttempts: 0, recovery: { strategy: "manual", manualRequeueCount: 1 } },
+    });
+  }, 90_000);
+
+  it("recovers the run of a sandbox frozen past the stale threshold by a periodic scan of another, no restart", async () => {
+    d = await startSplitDeployment({ sandboxes: 2, env: FAST });
+    const run = await submit(
+      d.client,
+      "frozen",
+      [
+        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+        { type: "output", value: "rescued" },
+      ],
+      { workspaceId: "frozen" },
+    );
+    const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
+    const owner = d.sandboxes.find((s) => running.workerId?.includes(`-${s.child.pid}-`))!;
+    const other = d.sandboxes.find((s) => s !== owner)!;
+    owner.child.kill("SIGSTOP");
+    try {
+      const done = await waitForRun(d.client, run.id, isTerminal, 20_000);
+      expect(done).toMatchObject({ status: "completed", output: "rescued", attempt: 2 });
+      expect(done.workerId).toContain(`-${other.child.pid}-`);
+      expect(done.metadata.recovery?.lastRecoveredBy).toContain(`-${other.child.pid}-`);
+    } finally {
+      owner.child.kill("SIGCONT");
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { waitFor } from "./http";
+
+/** A TCP port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export interface PrivateRedis {
+  url: string;
+  client: Redis;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Redis server of this test's own (no persistence): for faults that would hit
+ * every other suite on the shared server, such as FLUSHALL.
+ */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: "ignore",
+    },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await waitFor(
+    "the private Redis",
+    async () => {
+      const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
+      probe.on("error", () => {});
+      const up = await probe.connect().then(
+        () => true,
+        () => false,
+      );
+      probe.disconnect();
+      return up;
+    },
+    10_000,
+    50,
+  );
+  const client = new Redis(url);
+  client.on("error", () => {});
+  return {
+    url,
+    client,
+    stop: async () => {
+      client.disconnect();
+      child.kill("SIGKILL");
+    },
+  };
+}
+
+export interface PrivatePostgres {
+  /** Of its database `postgres`. */
+  url: string;
+  restart(downMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function postgresBin(name: string): string {
+  const versions = execFileSync("ls", ["/usr/lib/postgresql"]).toString().trim().split("\n").sort();
+  return join("/usr/lib/postgresql", versions[versions.length - 1]!, "bin", name);
+}
+
+/** Runs a PostgreSQL binary as the postgres user when we are root (initdb refuses root). */
+function asPostgres(bin: string, args: string[]): ChildProcess {
+  const root = process.getuid?.() === 0;
+  return spawn(root ? "runuser" : bin, root ? ["-u", "postgres", "--", bin, ...args] : args, {
+    stdio: "ignore",
+  });
+}
+
+function run(bin: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    asPostgres(bin, args).once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${bin} exited ${code}`)),
+    );
+  });
+}
+
+/**
+ * A throwaway PostgreSQL server of this test's own (initdb, trust, no fsync): for
+ * faults that would hit every other suite on the shared server, such as a restart.
+ */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), "oah-pg-"));
+  chmodSync(dir, 0o777);
+  const data = join(dir, "data");
+  const port = await freePort();
+  await run(postgresBin("initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = () =>
+    run(postgresBin("pg_ctl"), ["-D", data, "-o", options, "-w", "-l", join(dir, "log"), "start"]);
+  const stopServer = () => run(postgresBin("pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+  await start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const probe = new pg.Client({ connectionString: url });
+  await probe.connect();
+  await probe.end();
+  return {
+    url,
+    restart: async (downMs = 0) => {
+      await stopServer();
+      await new Promise((r) => setTimeout(r, downMs));
+      await start();
+    },
+    stop: async () => {
+      await stopServer().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
