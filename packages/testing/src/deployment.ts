@@ -20,6 +20,10 @@ export interface SplitDeployment {
 
 export interface SplitDeploymentOptions {
   sandboxes: number;
+  /** A database of the test's own (a private server); else a fresh one on the shared test server. */
+  databaseUrl?: string;
+  /** A Redis of the test's own (a private server); else a prefix of its own on the shared one. */
+  redisUrl?: string;
   env?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   sandboxArgs?: string[];
@@ -31,12 +35,14 @@ export interface SplitDeploymentOptions {
  * their own.
  */
 export async function startSplitDeployment(options: SplitDeploymentOptions): Promise<SplitDeployment> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await createTestDatabase();
   const redis = await createTestRedis();
   const dir = createTempDir();
   const env: Record<string, string> = {
     OAH_DATABASE_URL: database.url,
-    OAH_REDIS_URL: redis.url,
+    OAH_REDIS_URL: options.redisUrl ?? redis.url,
     OAH_REDIS_PREFIX: redis.prefix,
     OAH_DATA_DIR: dir.path,
     ...options.env,

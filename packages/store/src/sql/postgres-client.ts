@@ -118,8 +118,10 @@ class PostgresConnection implements SqlClient {
 
 export async function openPostgres(url: string, migrationsFolder: string): Promise<SqlClient> {
   const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5_000 });
-  // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
+  // A connection's error (the server restarted) must not crash the process: the query in
+  // flight fails with it and the pool replaces the connection.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

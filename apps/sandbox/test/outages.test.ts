@@ -1,0 +1,120 @@
+import type { Run } from "@oah/contract";
+import {
+  type PrivatePostgres,
+  type PrivateRedis,
+  type SplitDeployment,
+  startPrivatePostgres,
+  startPrivateRedis,
+  startSplitDeployment,
+  waitFor,
+} from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { waitForQuiet } from "./support";
+
+interface Row {
+  session_id: string;
+  seq: number;
+  status: string;
+  attempt: number;
+  started_at: number;
+  ended_at: number;
+  terminal_events: number;
+}
+
+/** Every run completed once, and each session ran serially in submission order. */
+async function expectAllCompletedInOrder(d: SplitDeployment, expected: number) {
+  const { rows } = await d.db.query<Row>(`
+    SELECT r.session_id, r.seq, r.status, r.attempt, r.started_at, r.ended_at,
+      (SELECT count(*) FROM run_events e WHERE e.run_id = r.id
+        AND e.type IN ('run.completed', 'run.failed', 'run.cancelled', 'run.timed_out'))::int AS terminal_events
+    FROM runs r ORDER BY r.session_id, r.seq`);
+  expect(rows).toHaveLength(expected);
+  expect(rows.filter((r) => r.status !== "completed" || r.terminal_events !== 1)).toEqual([]);
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1]!, rows[i]!];
+    if (a.session_id === b.session_id)
+      expect(Number(b.started_at)).toBeGreaterThanOrEqual(Number(a.ended_at));
+  }
+  return rows;
+}
+
+const FAST = {
+  OAH_SESSION_LOCK_TTL_MS: "3000",
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+};
+
+describe("outages of Redis and PostgreSQL", () => {
+  let d: SplitDeployment | undefined;
+  let redis: PrivateRedis | undefined;
+  let postgres: PrivatePostgres | undefined;
+  afterEach(async () => {
+    await d?.dispose();
+    await redis?.stop();
+    await postgres?.stop();
+    d = redis = postgres = undefined;
+  });
+
+  it("loses nothing when Redis is flushed while 100 runs are queued across 10 sessions", async () => {
+    redis = await startPrivateRedis();
+    d = await startSplitDeployment({
+      sandboxes: 1,
+      redisUrl: redis.url,
+      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "2000" },
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+    });
+    for (let i = 0; i < 100; i++) {
+      const res = await d.client.post(`/api/v1/sessions/flush-${i % 10}/runs`, {
+        input: { steps: [{ type: "sleep", ms: 40 }] },
+      });
+      expect(res.status).toBe(202);
+    }
+    await waitFor("some runs to end", async () => {
+      const { rows } = await d!.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
+      );
+      return rows[0]!.n >= 20;
+    });
+    expect(await redis.client.flushall()).toBe("OK");
+    await waitForQuiet(d, 60_000);
+    const rows = await expectAllCompletedInOrder(d, 100);
+    expect(rows.filter((r) => r.attempt !== 1)).toEqual([]);
+  }, 90_000);
+
+  it("answers 503 while PostgreSQL restarts, then every run completes once, in order", async () => {
+    postgres = await startPrivatePostgres();
+    d = await startSplitDeployment({
+      sandboxes: 1,
+      databaseUrl: postgres.url,
+      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "8000" },
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+    });
+    const statuses: number[] = [];
+    let probe: Run | undefined;
+    let restarted: Promise<void> | undefined;
+    for (let i = 0; i < 200; i++) {
+      if (i === 60) restarted = postgres.restart(1_500);
+      // A client retries with the same idempotency key until the run is accepted: never twice.
+      for (;;) {
+        const res = await d.client.post<{ run: Run; error?: { code: string } }>(
+          `/api/v1/sessions/pg-${i % 20}/runs`,
+          { input: { steps: [{ type: "sleep", ms: 10 }] }, idempotencyKey: `k-${i}` },
+        );
+        statuses.push(res.status);
+        if (res.status === 202 || res.status === 200) {
+          probe ??= res.body.run;
+          break;
+        }
+        expect(res.status).toBe(503);
+        expect(res.body.error?.code).toBe("store_unavailable");
+        const read = await d.client.get<{ error: { code: string } }>(`/api/v1/runs/${probe!.id}`);
+        expect([200, 503]).toContain(read.status);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await restarted;
+    expect(statuses).toContain(503);
+    await waitForQuiet(d, 90_000);
+    await expectAllCompletedInOrder(d, 200);
+  }, 150_000);
+});
