@@ -21,11 +21,13 @@ function externals(pkg, seen = new Set(), found = new Set()) {
   return found;
 }
 
+// Entry points: the arguments, or src/main.ts; each becomes dist/<name>.js.
+const entryPoints = process.argv.length > 2 ? process.argv.slice(2) : ["src/main.ts"];
 const external = [...externals(readJson("package.json"))];
 rmSync("dist", { recursive: true, force: true });
 await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/main.js",
+  entryPoints,
+  outdir: "dist",
   bundle: true,
   platform: "node",
   target: "node20",

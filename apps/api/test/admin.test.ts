@@ -1,15 +1,7 @@
 import type { Run, StorageOverview, StorageRunsPage } from "@oah/contract";
-import { STORE_KINDS } from "@oah/testing";
+import { eventTypes, getRun, isTerminal, STORE_KINDS, submit, waitForRun } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ApiUnderTest,
-  eventTypes,
-  getRun,
-  isTerminal,
-  startApi,
-  submit,
-  waitForStatus,
-} from "./support";
+import { type ApiUnderTest, startApi } from "./support";
 
 interface ErrorBody {
   error: { code: string; message: string };
@@ -26,13 +18,13 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
     completed = await submit(t.client, "adm-done", [{ type: "output", value: 1 }]);
     plainFailed = await submit(t.client, "adm-fail", [{ type: "fail", code: "tool_failed" }]);
     const interrupted = await submit(t.client, "adm-crash", [{ type: "sleep", ms: 60_000 }]);
-    await waitForStatus(t.client, interrupted.id, (r) => r.status === "running");
-    await waitForStatus(t.client, completed.id, isTerminal);
-    await waitForStatus(t.client, plainFailed.id, isTerminal);
+    await waitForRun(t.client, interrupted.id, (r) => r.status === "running");
+    await waitForRun(t.client, completed.id, isTerminal);
+    await waitForRun(t.client, plainFailed.id, isTerminal);
     // A crash: at the next start the interrupted run is failed by recovery (strategy fail).
     await t.api.stop("SIGKILL");
     await t.restart();
-    recovered = await waitForStatus(t.client, interrupted.id, isTerminal);
+    recovered = await waitForRun(t.client, interrupted.id, isTerminal);
   });
   afterAll(() => t?.dispose());
 
@@ -51,14 +43,14 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
       body: { runId: recovered.id, status: "queued", previousStatus: "failed", source: "manual_requeue" },
     });
     // It waits for nobody: its sleep is long, so cancel it once it runs again.
-    const again = await waitForStatus(t.client, recovered.id, (r) => r.status === "running");
+    const again = await waitForRun(t.client, recovered.id, (r) => r.status === "running");
     expect(again).toMatchObject({
       attempt: 2,
       recoveryState: "requeued",
       metadata: { recoveryAttempts: 0, recovery: { manualRequeueCount: 1, lastManualRequeueBy: "ops" } },
     });
     await t.client.post(`/api/v1/runs/${recovered.id}/cancel`);
-    expect((await waitForStatus(t.client, recovered.id, isTerminal)).status).toBe("cancelled");
+    expect((await waitForRun(t.client, recovered.id, isTerminal)).status).toBe("cancelled");
     expect(await eventTypes(t.client, recovered.id)).toEqual(
       expect.arrayContaining(["run.failed", "run.requeued", "run.queued", "run.started", "run.cancelled"]),
     );
@@ -163,7 +155,7 @@ describe("client tools: wait_tool and tool results", () => {
       { type: "output", value: "done" },
     ]);
     const next = await submit(t.client, "tools", [{ type: "output", value: "next" }]);
-    const waiting = await waitForStatus(t.client, run.id, (r) => r.status === "waiting_tool");
+    const waiting = await waitForRun(t.client, run.id, (r) => r.status === "waiting_tool");
     expect(waiting.waitingTool).toBe("approve");
     expect((await getRun(t.client, next.id)).status).toBe("queued");
 
@@ -185,7 +177,7 @@ describe("client tools: wait_tool and tool results", () => {
     const accepted = await post(run.id, { name: "approve", output: { ok: true } });
     expect(accepted).toEqual({ status: 202, body: { runId: run.id, name: "approve", status: "accepted" } });
 
-    const done = await waitForStatus(t.client, run.id, isTerminal);
+    const done = await waitForRun(t.client, run.id, isTerminal);
     expect(done).toMatchObject({ status: "completed", output: "done", waitingTool: null });
     const steps = await t.client.get<{ items: { name: string; output: Record<string, unknown> }[] }>(
       `/api/v1/runs/${run.id}/steps`,
@@ -201,7 +193,7 @@ describe("client tools: wait_tool and tool results", () => {
       "tool.completed",
       "run.completed",
     ]);
-    expect((await waitForStatus(t.client, next.id, isTerminal)).output).toBe("next");
+    expect((await waitForRun(t.client, next.id, isTerminal)).output).toBe("next");
   });
 
   it("ends a waiting run on cancel and on its timeout", async () => {
@@ -209,10 +201,10 @@ describe("client tools: wait_tool and tool results", () => {
     const timed = await submit(t.client, "tools-timeout", [{ type: "wait_tool", name: "x" }], {
       timeoutMs: 500,
     });
-    await waitForStatus(t.client, cancelled.id, (r) => r.status === "waiting_tool");
+    await waitForRun(t.client, cancelled.id, (r) => r.status === "waiting_tool");
     await t.client.post(`/api/v1/runs/${cancelled.id}/cancel`);
-    expect((await waitForStatus(t.client, cancelled.id, isTerminal)).status).toBe("cancelled");
-    expect(await waitForStatus(t.client, timed.id, isTerminal)).toMatchObject({
+    expect((await waitForRun(t.client, cancelled.id, isTerminal)).status).toBe("cancelled");
+    expect(await waitForRun(t.client, timed.id, isTerminal)).toMatchObject({
       status: "timed_out",
       errorCode: "run_timed_out",
     });

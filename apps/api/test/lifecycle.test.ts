@@ -1,17 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive, waitFor } from "@oah/testing";
+import { eventTypes, getRun, isTerminal, processAlive, submit, waitFor, waitForRun } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ApiUnderTest,
-  BACKENDS,
-  eventTypes,
-  getRun,
-  isTerminal,
-  startApi,
-  submit,
-  waitForStatus,
-} from "./support";
+import { type ApiUnderTest, BACKENDS, startApi } from "./support";
 
 describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
   let t: ApiUnderTest;
@@ -28,12 +19,12 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     const first = await submit(t.client, session, [{ type: "sleep", ms: 800 }]);
     const victim = await submit(t.client, session, [{ type: "output", value: "must not run" }]);
     const next = await submit(t.client, session, [{ type: "output", value: "after" }]);
-    await waitForStatus(t.client, first.id, (r) => r.status === "running");
+    await waitForRun(t.client, first.id, (r) => r.status === "running");
 
     const res = await t.client.post<{ runId: string; status: string }>(`/api/v1/runs/${victim.id}/cancel`);
     expect(res).toEqual({ status: 202, body: { runId: victim.id, status: "cancelled" } });
 
-    const done = await waitForStatus(t.client, next.id, isTerminal);
+    const done = await waitForRun(t.client, next.id, isTerminal);
     expect(done).toMatchObject({ status: "completed", output: "after" });
     const cancelled = await getRun(t.client, victim.id);
     expect(cancelled).toMatchObject({
@@ -51,17 +42,17 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     const session = `cancel-running-${kind}`;
     const run = await submit(t.client, session, [{ type: "sleep", ms: 60_000 }]);
     const next = await submit(t.client, session, [{ type: "output", value: 1 }]);
-    await waitForStatus(t.client, run.id, (r) => r.status === "running");
+    await waitForRun(t.client, run.id, (r) => r.status === "running");
 
     const asked = Date.now();
     const res = await t.client.post(`/api/v1/runs/${run.id}/cancel`);
     expect(res.status).toBe(202);
-    const cancelled = await waitForStatus(t.client, run.id, isTerminal, 5_000);
+    const cancelled = await waitForRun(t.client, run.id, isTerminal, 5_000);
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect(cancelled).toMatchObject({ status: "cancelled", errorCode: null });
     expect(cancelled.cancelRequestedAt).not.toBeNull();
     expect(await eventTypes(t.client, run.id)).toEqual(["run.queued", "run.started", "run.cancelled"]);
-    expect((await waitForStatus(t.client, next.id, isTerminal)).status).toBe("completed");
+    expect((await waitForRun(t.client, next.id, isTerminal)).status).toBe("completed");
     // Cancelling again changes nothing.
     expect((await t.client.post(`/api/v1/runs/${run.id}/cancel`)).body).toEqual({
       runId: run.id,
@@ -77,7 +68,7 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
       [{ type: "shell", command: "sleep 30 & echo $! > child.pid; wait" }],
       { timeoutMs: 1_000, workspaceId },
     );
-    const ended = await waitForStatus(t.client, run.id, isTerminal, 10_000);
+    const ended = await waitForRun(t.client, run.id, isTerminal, 10_000);
     expect(ended).toMatchObject({ status: "timed_out", errorCode: "run_timed_out" });
     const pid = Number(readFileSync(workspaceFile(workspaceId, "child.pid"), "utf8"));
     expect(pid).toBeGreaterThan(0);
@@ -103,11 +94,11 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     ]);
     const plainFail = await submit(t.client, session, [{ type: "fail" }]);
 
-    expect(await waitForStatus(t.client, toolTimeout.id, isTerminal)).toMatchObject({
+    expect(await waitForRun(t.client, toolTimeout.id, isTerminal)).toMatchObject({
       status: "failed",
       errorCode: "tool_timed_out",
     });
-    expect(await waitForStatus(t.client, exitCode.id, isTerminal)).toMatchObject({
+    expect(await waitForRun(t.client, exitCode.id, isTerminal)).toMatchObject({
       status: "failed",
       errorCode: "tool_failed",
     });
@@ -117,16 +108,16 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     expect(steps.body.items).toMatchObject([
       { status: "failed", output: { exitCode: 3, stdout: "out\n", stderr: "err\n" } },
     ]);
-    expect(await waitForStatus(t.client, allowed.id, isTerminal)).toMatchObject({
+    expect(await waitForRun(t.client, allowed.id, isTerminal)).toMatchObject({
       status: "completed",
       output: { went: "on" },
     });
-    expect(await waitForStatus(t.client, failStep.id, isTerminal)).toMatchObject({
+    expect(await waitForRun(t.client, failStep.id, isTerminal)).toMatchObject({
       status: "failed",
       errorCode: "model_failed",
       errorMessage: "nope",
     });
-    expect(await waitForStatus(t.client, plainFail.id, isTerminal)).toMatchObject({
+    expect(await waitForRun(t.client, plainFail.id, isTerminal)).toMatchObject({
       status: "failed",
       errorCode: "executor_failed",
     });
@@ -136,7 +127,7 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     const run = await submit(t.client, `big-output-${kind}`, [
       { type: "shell", command: "yes x | tr -d '\\n' | head -c 200000" },
     ]);
-    await waitForStatus(t.client, run.id, isTerminal);
+    await waitForRun(t.client, run.id, isTerminal);
     const steps = await t.client.get<{ items: { output: { stdout: string; truncatedBytes: number } }[] }>(
       `/api/v1/runs/${run.id}/steps`,
     );
@@ -149,7 +140,7 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     const run = await submit(t.client, `nul-output-${kind}`, [
       { type: "shell", command: "printf 'a\\000b'" },
     ]);
-    expect(await waitForStatus(t.client, run.id, isTerminal)).toMatchObject({ status: "completed" });
+    expect(await waitForRun(t.client, run.id, isTerminal)).toMatchObject({ status: "completed" });
     const steps = await t.client.get<{ items: { output: { stdout: string } }[] }>(
       `/api/v1/runs/${run.id}/steps`,
     );

@@ -1,7 +1,7 @@
 import type { Run } from "@oah/contract";
-import { waitFor } from "@oah/testing";
+import { isTerminal, sessionRuns, submit, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, BACKENDS, isTerminal, sessionRuns, startApi, submit } from "./support";
+import { type ApiUnderTest, BACKENDS, startApi } from "./support";
 
 const SESSIONS = 20;
 const RUNS_PER_SESSION = 10;

@@ -1,14 +1,6 @@
-import { runToExit, STORE_KINDS } from "@oah/testing";
+import { eventTypes, getRun, isTerminal, runToExit, STORE_KINDS, submit, waitForRun } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ApiUnderTest,
-  eventTypes,
-  getRun,
-  isTerminal,
-  startApi,
-  submit,
-  waitForStatus,
-} from "./support";
+import { type ApiUnderTest, startApi } from "./support";
 
 describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
   let t: ApiUnderTest | undefined;
@@ -30,15 +22,15 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
       await submit(t.client, "blocker", [{ type: "sleep", ms: 60_000 }]),
       await submit(t.client, "other", [{ type: "output", value: "other" }]),
     ];
-    await waitForStatus(t.client, interrupted.id, (r) => r.status === "running");
-    await waitForStatus(t.client, blockers[0]!.id, (r) => r.status === "running");
+    await waitForRun(t.client, interrupted.id, (r) => r.status === "running");
+    await waitForRun(t.client, blockers[0]!.id, (r) => r.status === "running");
     expect((await getRun(t.client, blockers[1]!.id)).status).toBe("queued");
 
     await stop(t);
     await t.restart();
 
     for (const run of [interrupted, blockers[0]!]) {
-      const failed = await waitForStatus(t.client, run.id, isTerminal);
+      const failed = await waitForRun(t.client, run.id, isTerminal);
       expect(failed).toMatchObject({
         status: "failed",
         errorCode: "worker_recovery_failed",
@@ -51,7 +43,7 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
       expect((await eventTypes(t.client, run.id)).slice(-1)).toEqual(["run.failed"]);
     }
     const done = await Promise.all(
-      [...queued, blockers[1]!].map((r) => waitForStatus(t!.client, r.id, isTerminal)),
+      [...queued, blockers[1]!].map((r) => waitForRun(t!.client, r.id, isTerminal)),
     );
     expect(done.map((r) => [r.status, r.output])).toEqual([
       ["completed", 1],
@@ -77,12 +69,12 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
   it("refuses a second oah-api on the same store, before touching the first one's runs", async () => {
     t = await startApi(kind);
     const running = await submit(t.client, "owner", [{ type: "sleep", ms: 60_000 }]);
-    await waitForStatus(t.client, running.id, (r) => r.status === "running");
+    await waitForRun(t.client, running.id, (r) => r.status === "running");
     const second = await runToExit("oah-api", { env: t.env, args: ["--port", "0"] });
     expect(second.code).toBe(1);
     expect(second.output).toMatch(/the run store is in use by another oah process/);
     expect((await getRun(t.client, running.id)).status).toBe("running");
     await t.client.post(`/api/v1/runs/${running.id}/cancel`);
-    expect((await waitForStatus(t.client, running.id, isTerminal)).status).toBe("cancelled");
+    expect((await waitForRun(t.client, running.id, isTerminal)).status).toBe("cancelled");
   });
 });

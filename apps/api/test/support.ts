@@ -1,4 +1,3 @@
-import type { Run } from "@oah/contract";
 import {
   ApiClient,
   createStoreEnv,
@@ -7,7 +6,6 @@ import {
   type StoreEnv,
   type StoreKind,
   startOah,
-  waitFor,
 } from "@oah/testing";
 
 /** Where oah-api keeps its queue and runs: in process on SQLite or PostgreSQL, or on Redis and PostgreSQL. */
@@ -50,55 +48,4 @@ export async function startApi(backend: Backend, env: Record<string, string> = {
   };
   self.client = new ApiClient(self.api.url, env.OAH_API_TOKEN);
   return self;
-}
-
-export type Step = Record<string, unknown>;
-
-export async function submit(
-  client: ApiClient,
-  sessionId: string,
-  steps: Step[],
-  extra: Record<string, unknown> = {},
-): Promise<Run> {
-  const res = await client.post<{ run: Run }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/runs`, {
-    input: { steps },
-    ...extra,
-  });
-  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.run;
-}
-
-export async function getRun(client: ApiClient, runId: string): Promise<Run> {
-  const res = await client.get<{ run: Run }>(`/api/v1/runs/${runId}`);
-  if (res.status !== 200) throw new Error(`get failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.run;
-}
-
-export function waitForStatus(
-  client: ApiClient,
-  runId: string,
-  accept: (run: Run) => boolean,
-  timeoutMs = 20_000,
-): Promise<Run> {
-  return waitFor(
-    `run ${runId}`,
-    async () => {
-      const run = await getRun(client, runId);
-      return accept(run) ? run : undefined;
-    },
-    timeoutMs,
-  );
-}
-
-export const isTerminal = (run: Run) =>
-  ["completed", "failed", "cancelled", "timed_out"].includes(run.status);
-
-export async function sessionRuns(client: ApiClient, sessionId: string): Promise<Run[]> {
-  const res = await client.get<{ items: Run[] }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/runs`);
-  return res.body.items;
-}
-
-export async function eventTypes(client: ApiClient, runId: string): Promise<string[]> {
-  const res = await client.get<{ items: { type: string }[] }>(`/api/v1/runs/${runId}/events`);
-  return res.body.items.map((e) => e.type);
 }

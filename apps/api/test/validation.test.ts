@@ -1,5 +1,6 @@
+import { sessionRuns, submit } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, sessionRuns, startApi, submit } from "./support";
+import { type ApiUnderTest, startApi } from "./support";
 
 interface ErrorBody {
   error: { code: string; message: string };

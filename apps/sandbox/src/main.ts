@@ -1,72 +1,48 @@
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig } from "@oah/config";
 import {
+  createHostLogger,
   createMetrics,
-  createRuntime,
+  exitWith,
+  loadHostConfig,
+  openRuntime,
   type Runtime,
-  RuntimeError,
   runHostProcess,
   serveProbe,
 } from "@oah/runtime";
-import { pino } from "pino";
 import { parseSandboxArgs, SANDBOX_USAGE, type SandboxCliOptions } from "./cli";
 
-function fail(message: string, code = 1): never {
-  process.stderr.write(`oah-sandbox: ${message}\n`);
-  process.exit(code);
-}
-
-function configure(cli: SandboxCliOptions): OahConfig {
-  let config: OahConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
-  if (cli.slots !== undefined) {
-    config.workersMax = cli.slots;
-    config.workersMin = Math.min(config.workersMin, cli.slots);
-  }
-  if (cli.host !== undefined) config.host = cli.host;
-  if (!isLoopback(config.host) && !config.apiToken) {
-    fail(
-      `refusing to serve /metrics on ${config.host} without OAH_API_TOKEN: set a token or bind to 127.0.0.1`,
-    );
-  }
-  return config;
-}
+const NAME = "oah-sandbox";
 
 async function main(): Promise<void> {
   let cli: SandboxCliOptions;
   try {
     cli = parseSandboxArgs(process.argv.slice(2));
   } catch (error) {
-    fail(`${(error as Error).message}\n${SANDBOX_USAGE}`, 2);
+    exitWith(NAME, `${(error as Error).message}\n${SANDBOX_USAGE}`, 2);
   }
   if (cli.help) {
     process.stdout.write(`${SANDBOX_USAGE}\n`);
     return;
   }
-  const config = configure(cli);
-  const logger = pino({ level: config.logLevel, base: { service: "oah-sandbox" } });
-  logger.info({ config: describeConfig(config) }, "starting");
+  const config = loadHostConfig(NAME, (c) => {
+    if (cli.slots !== undefined) {
+      c.workersMax = cli.slots;
+      c.workersMin = Math.min(c.workersMin, cli.slots);
+    }
+    if (cli.host !== undefined) c.host = cli.host;
+  });
+  const logger = createHostLogger(NAME, config);
 
   let runtime: Runtime | undefined;
   const metrics = createMetrics(() => runtime?.engine.slots() ?? []);
-  try {
-    runtime = await createRuntime({
-      config,
-      role: "sandbox",
-      logger,
-      hooks: metrics.hooks,
-      migrationsDir: fileURLToPath(new URL("./drizzle", import.meta.url)),
-    });
-  } catch (error) {
-    if (error instanceof RuntimeError) fail(error.message);
-    throw error;
-  }
+  runtime = await openRuntime(NAME, {
+    config,
+    role: "sandbox",
+    logger,
+    hooks: metrics.hooks,
+    migrationsDir: fileURLToPath(new URL("./drizzle", import.meta.url)),
+  });
   const { engine, store } = runtime;
 
   let accepting = false;
@@ -91,7 +67,7 @@ async function main(): Promise<void> {
       });
   });
   await runHostProcess({
-    name: "oah-sandbox",
+    name: NAME,
     runtime,
     server,
     host: config.host,
@@ -103,4 +79,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
+main().catch((error: unknown) => exitWith(NAME, (error as Error).stack ?? String(error)));

@@ -7,9 +7,9 @@ import {
   startPrivateRedis,
   startSplitDeployment,
   waitFor,
+  waitForQuiet,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitForQuiet } from "./support";
 
 interface Row {
   session_id: string;

@@ -1,7 +1,6 @@
 import type { PoolOverview, PoolSnapshot } from "@oah/contract";
-import { type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { type SplitDeployment, startSplitDeployment, submit, waitFor, waitForQuiet } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { submit, waitForQuiet } from "./support";
 
 const FAST_POOL = {
   OAH_POOL_SCALE_INTERVAL_MS: "200",

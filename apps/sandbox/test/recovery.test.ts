@@ -1,7 +1,17 @@
 import type { StorageOverview } from "@oah/contract";
-import { type OahProcess, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import {
+  eventTypes,
+  getRun,
+  isTerminal,
+  type OahProcess,
+  type SplitDeployment,
+  startSplitDeployment,
+  submit,
+  waitFor,
+  waitForRun,
+  waitForWorkspaceFile,
+} from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventTypes, getRun, isTerminal, submit, waitForRun } from "./support";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
 const FAST = {
@@ -41,9 +51,7 @@ describe("recovery of runs whose worker died", () => {
       await submit(d.client, "k9", [{ type: "output", value: "second" }]),
       await submit(d.client, "k9", [{ type: "output", value: "third" }]),
     ];
-    await waitFor("the first run's shell", async () =>
-      (await eventTypes(d!.client, first.id)).includes("tool.started"),
-    );
+    await waitForWorkspaceFile(d.env, "k9", "once");
     const killedAt = Date.now();
     await crash(d.sandboxes[0]!);
     await d.addSandbox();
@@ -195,6 +203,8 @@ describe("recovery of runs whose worker died", () => {
       { workspaceId: "frozen" },
     );
     const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
+    // Frozen only once its shell has left its mark: a second execution must then be quick.
+    await waitForWorkspaceFile(d.env, "frozen", "once");
     const owner = d.sandboxes.find((s) => running.workerId?.includes(`-${s.child.pid}-`))!;
     const other = d.sandboxes.find((s) => s !== owner)!;
     owner.child.kill("SIGSTOP");
@@ -206,5 +216,28 @@ describe("recovery of runs whose worker died", () => {
     } finally {
       owner.child.kill("SIGCONT");
     }
+  });
+
+  it("drains on SIGTERM: exits 0 and hands the run it could not finish to recovery, which requeues it", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: { ...FAST, OAH_DRAIN_TIMEOUT_MS: "300" } });
+    const run = await submit(
+      d.client,
+      "drained",
+      [
+        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+        { type: "output", value: "finished elsewhere" },
+      ],
+      { workspaceId: "drained" },
+    );
+    await waitForWorkspaceFile(d.env, "drained", "once");
+    expect(await d.sandboxes[0]!.stop("SIGTERM")).toBe(0);
+    const requeued = await getRun(d.client, run.id);
+    expect(requeued).toMatchObject({ status: "queued", metadata: { recoveryAttempts: 1 } });
+    await d.addSandbox();
+    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({
+      status: "completed",
+      output: "finished elsewhere",
+      attempt: 2,
+    });
   });
 });

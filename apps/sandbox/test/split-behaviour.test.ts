@@ -1,8 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import {
+  eventTypes,
+  getRun,
+  isTerminal,
+  processAlive,
+  type SplitDeployment,
+  startSplitDeployment,
+  submit,
+  waitFor,
+  waitForRun,
+  waitForWorkspaceFile,
+} from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventTypes, getRun, isTerminal, submit, waitForRun } from "./support";
 
 describe("split mode behaviour", () => {
   let d: SplitDeployment | undefined;
@@ -103,9 +113,7 @@ describe("split mode behaviour", () => {
     );
     const next = await submit(d.client, "fenced", [{ type: "output", value: "after" }]);
     const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
-    await waitFor("the first shell step", async () =>
-      (await eventTypes(d!.client, run.id)).includes("tool.started"),
-    );
+    await waitForWorkspaceFile(d.env, "fenced", "first");
     frozen!.child.kill("SIGSTOP");
     try {
       const rescuer = await d.addSandbox();

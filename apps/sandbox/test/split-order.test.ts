@@ -1,6 +1,5 @@
-import { type SplitDeployment, startSplitDeployment } from "@oah/testing";
+import { type SplitDeployment, startSplitDeployment, submit, waitForQuiet } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { submit, waitForQuiet } from "./support";
 
 const SESSIONS = 200;
 const RUNS_PER_SESSION = 10;

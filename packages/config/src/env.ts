@@ -161,22 +161,23 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith("127.");
 
+/** A URL as it may be logged: its password masked. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
 /** What may be logged of the configuration: no token, no passwords in URLs. */
 export function describeConfig(config: OahConfig): Record<string, unknown> {
-  const redact = (url: string | undefined) => {
-    if (!url) return undefined;
-    try {
-      const u = new URL(url);
-      if (u.password) u.password = "***";
-      return u.toString();
-    } catch {
-      return "(unparseable)";
-    }
-  };
   return {
     ...config,
     apiToken: config.apiToken ? "(set)" : undefined,
-    databaseUrl: redact(config.databaseUrl),
-    redisUrl: redact(config.redisUrl),
+    databaseUrl: config.databaseUrl && redactUrl(config.databaseUrl),
+    redisUrl: config.redisUrl && redactUrl(config.redisUrl),
   };
 }

@@ -1,1 +1,1 @@
-export { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig } from "./env";
+export { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig, redactUrl } from "./env";

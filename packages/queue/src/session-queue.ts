@@ -47,7 +47,11 @@ export interface SessionQueue {
    * first), locks it with a fresh token and pops its head run.
    */
   claim(): Promise<SessionClaim | null>;
-  /** Extends the locks still held by their tokens, in one call; returns the sessions whose lock was lost. */
+  /**
+   * Extends the locks still held by their tokens, in one call; returns the sessions
+   * whose lock another token now holds. A lock that is simply gone is not taken again
+   * and not reported: the run goes on, and the store keeps its session in order.
+   */
   renewLocks(locks: readonly SessionLock[]): Promise<string[]>;
   /**
    * Drops the lock if the token still holds it; the session goes back to the end
@@ -59,6 +63,11 @@ export interface SessionQueue {
   remove(sessionId: string, runId: string): Promise<boolean>;
   /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */
   waitForWork(signal: AbortSignal): Promise<void>;
+  /**
+   * Wakes this process's idle workers: the pool does so when its pressure read shows
+   * schedulable sessions while workers wait, should a wake-up ever have been missed.
+   */
+  nudge(): void;
   pressure(): Promise<QueuePressure>;
   /** Every queued entry, batch by batch (for reconciling the queue with the store). */
   entries(): AsyncIterable<QueueEntry[]>;

@@ -56,12 +56,12 @@ describe("Redis session queue specifics", () => {
     expect(keys).toEqual([`{${t.prefix}}:fence`]);
   });
 
-  it("drops ready entries that are locked or empty when a claim meets them, and counts them in pressure", async () => {
+  it("hides locked ready entries until their lock expires and drops empty ones, counting both in pressure", async () => {
     const k = redisKeys(t.prefix);
     await queue.enqueue([entry("fresh", 1)]);
     // Dirty entries older than the fresh session: one locked by someone, one with no runs left.
-    await redis.zadd(k.readyNormal, 1, "locked", 2, "empty");
-    await redis.zadd(k.queue("locked"), 1, "run-locked-1");
+    await redis.zadd(k.readyNormal, "1", "locked", "2", "empty");
+    await redis.zadd(k.queue("locked"), "1", "run-locked-1");
     await redis.hset(k.entries, "run-locked-1", JSON.stringify(entry("locked", 1)));
     await redis.set(k.lock("locked"), "someone", "PX", 5_000);
     expect(await queue.pressure()).toMatchObject({
@@ -72,23 +72,38 @@ describe("Redis session queue specifics", () => {
     });
     const claim = await queue.claim();
     expect(claim?.sessionId).toBe("fresh");
-    expect(await redis.zrange(k.readyNormal, "0", "-1")).toEqual([]);
-    // The lock holder's release puts its session back.
+    const hidden = await redis.zrange(k.readyNormal, "0", "-1", "WITHSCORES");
+    expect(hidden.filter((_, i) => i % 2 === 0).sort()).toEqual(["fresh", "locked"]);
+    for (let i = 1; i < hidden.length; i += 2) expect(Number(hidden[i])).toBeGreaterThan(Date.now());
+    expect(await queue.pressure()).toMatchObject({ lockedReadySessionCount: 2, readySessionCount: 0 });
+    // The lock holder's release makes its session ready at once.
     expect(await queue.release("locked", "someone")).toBe(true);
-    expect(await redis.zrange(k.readyNormal, "0", "-1")).toEqual(["locked"]);
     expect((await queue.claim())?.sessionId).toBe("locked");
   });
 
-  it("survives a flush: a held lock is taken again on renewal, and tokens never repeat", async () => {
+  it("makes a session whose holder died claimable again when its lock expires, with no release", async () => {
+    const short = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs: 300 });
+    await short.enqueue([entry("orphan", 1), entry("orphan", 2)]);
+    const first = await short.claim();
+    expect(first?.entry.queueSeq).toBe(1);
+    expect(await short.claim()).toBeNull();
+    await new Promise((r) => setTimeout(r, 350));
+    const second = await short.claim();
+    expect(second?.entry.queueSeq).toBe(2);
+    await short.close();
+  });
+
+  it("survives a flush: a vanished lock does not stop its holder, and tokens never repeat", async () => {
     await queue.markLive();
     await queue.enqueue([entry("f", 1)]);
     const before = await queue.claim();
     // What a flush does to this queue (FLUSHALL itself would hit the other suites sharing this server).
     await redis.del(...(await t.keys()));
     expect(await queue.markLive()).toBe(true);
+    // The lock is gone, not taken by another: the holder is not told to stop.
     expect(await queue.renewLocks([{ sessionId: "f", token: before!.token }])).toEqual([]);
-    expect(await redis.get(redisKeys(t.prefix).lock("f"))).toBe(before!.token);
-    await queue.release("f", before!.token);
+    expect(await redis.get(redisKeys(t.prefix).lock("f"))).toBeNull();
+    expect(await queue.release("f", before!.token)).toBe(false);
     await queue.enqueue([entry("g", 1)]);
     const after = await queue.claim();
     expect(after!.token.split("-")[0]).toBe(before!.token.split("-")[0]);

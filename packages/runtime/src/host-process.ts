@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { Logger } from "@oah/engine";
+import { exitWith } from "./host-startup";
 import type { Runtime } from "./runtime";
 
 export interface HostProcessOptions {
@@ -11,11 +12,6 @@ export interface HostProcessOptions {
   logger: Logger;
   /** Told when the process starts and stops serving (readiness). */
   setAccepting(accepting: boolean): void;
-}
-
-function fail(name: string, message: string): never {
-  process.stderr.write(`${name}: ${message}\n`);
-  process.exit(1);
 }
 
 /**
@@ -57,7 +53,7 @@ export async function runHostProcess(options: HostProcessOptions): Promise<void>
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   }).catch((error: Error) =>
-    fail(name, `cannot listen on ${options.host}:${options.port}: ${error.message}`),
+    exitWith(name, `cannot listen on ${options.host}:${options.port}: ${error.message}`),
   );
   await runtime.engine.start();
   options.setAccepting(true);

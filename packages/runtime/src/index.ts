@@ -1,8 +1,9 @@
 export { createExecutors } from "./executors";
 export { type HostProcessOptions, runHostProcess } from "./host-process";
+export { createHostLogger, exitWith, loadHostConfig, openRuntime } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";
 export { type ProbeOptions, serveProbe, tokenMatches } from "./probes";
-export { connectRedis, redactUrl } from "./redis-connection";
+export { connectRedis } from "./redis-connection";
 export {
   createRuntime,
   type HostRole,

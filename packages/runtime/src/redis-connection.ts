@@ -1,3 +1,4 @@
+import { redactUrl } from "@oah/config";
 import { Redis } from "ioredis";
 
 /**
@@ -23,14 +24,4 @@ export async function connectRedis(url: string): Promise<Redis> {
     throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${(error as Error).message}`);
   }
   return redis;
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
 }

@@ -397,7 +397,7 @@ export class SqlRunStore implements RunStore {
       const [row] = await tx.all<{ status: string; waiting_tool: string | null; tool_result: unknown }>(sql`
         SELECT status, waiting_tool, tool_result FROM runs
         WHERE id = ${claim.runId} AND claim_token = ${claim.token} ${tx.forUpdate}`);
-      if (!row || row.status !== "waiting_tool") return { kind: "fenced" } as const;
+      if (row?.status !== "waiting_tool") return { kind: "fenced" } as const;
       if (row.tool_result === null) return { kind: "pending" } as const;
       await tx.run(sql`UPDATE runs SET status = 'running', waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
         WHERE id = ${claim.runId}`);

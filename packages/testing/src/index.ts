@@ -5,4 +5,5 @@ export * from "./postgres";
 export * from "./private-servers";
 export * from "./processes";
 export * from "./redis";
+export * from "./runs";
 export * from "./stores";

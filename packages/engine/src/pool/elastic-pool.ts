@@ -94,6 +94,8 @@ export class ElasticPool {
   async tick(now = Date.now()): Promise<void> {
     try {
       const pressure = await this.host.queue.pressure();
+      if (pressure.readySessionCount > 0 && this.active().some((w) => w.state === "idle"))
+        this.host.queue.nudge();
       const global = await this.globalSignals(now);
       this.decide(pressure, global, now);
       if (this.lastError) this.host.logger.info({}, "pool sizing recovered");

@@ -7,6 +7,7 @@ import type {
   SessionLock,
   SessionQueue,
 } from "../session-queue";
+import { Waiters } from "../waiters";
 
 interface SessionState {
   /** Waiting runs, ascending queueSeq. */
@@ -32,7 +33,7 @@ export class MemorySessionQueue implements SessionQueue {
     subagent: new Map(),
     normal: new Map(),
   };
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private readonly tokenPrefix = randomBytes(6).toString("hex");
   private tokens = 0;
   private readonly lockTtlMs: number;
@@ -63,19 +64,12 @@ export class MemorySessionQueue implements SessionQueue {
     const readySince = current?.get(sessionId) ?? since;
     current?.delete(sessionId);
     target.set(sessionId, readySince);
-    this.wakeOne();
+    this.waiters.wakeOne();
   }
 
   private unready(sessionId: string): void {
     this.lanes.subagent.delete(sessionId);
     this.lanes.normal.delete(sessionId);
-  }
-
-  private wakeOne(): void {
-    const [waiter] = this.waiters;
-    if (!waiter) return;
-    this.waiters.delete(waiter);
-    waiter();
   }
 
   private forget(sessionId: string, state: SessionState): void {
@@ -124,10 +118,10 @@ export class MemorySessionQueue implements SessionQueue {
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
     const lost: string[] = [];
     for (const { sessionId, token } of locks) {
-      const state = this.stateOf(sessionId);
-      // A lapsed lock nobody took is taken again, as the Redis queue does.
-      if (this.isLocked(state) && state.lock!.token !== token) lost.push(sessionId);
-      else state.lock = { token, expiresAt: this.now() + this.lockTtlMs };
+      const state = this.sessions.get(sessionId);
+      if (!state || !this.isLocked(state)) continue; // gone: nothing to renew, nothing lost
+      if (state.lock!.token === token) state.lock!.expiresAt = this.now() + this.lockTtlMs;
+      else lost.push(sessionId);
     }
     return lost;
   }
@@ -155,17 +149,11 @@ export class MemorySessionQueue implements SessionQueue {
   }
 
   waitForWork(signal: AbortSignal): Promise<void> {
-    if (signal.aborted || this.lanes.subagent.size > 0 || this.lanes.normal.size > 0)
-      return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        this.waiters.delete(done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      this.waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
-    });
+    return this.waiters.wait(signal, this.lanes.subagent.size > 0 || this.lanes.normal.size > 0);
+  }
+
+  nudge(): void {
+    this.waiters.wakeAll();
   }
 
   async pressure(): Promise<QueuePressure> {
@@ -211,6 +199,6 @@ export class MemorySessionQueue implements SessionQueue {
   }
 
   async close(): Promise<void> {
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.wakeAll();
   }
 }

@@ -8,6 +8,7 @@ import type {
   SessionLock,
   SessionQueue,
 } from "../session-queue";
+import { Waiters } from "../waiters";
 import { type RedisKeys, redisKeys } from "./keys";
 import { defineScripts, type ScriptedRedis } from "./scripts";
 
@@ -16,7 +17,6 @@ export interface RedisSessionQueueOptions {
   redis: Redis;
   prefix: string;
   lockTtlMs: number;
-  now?: () => number;
 }
 
 /** Ready entries a claim may drop (locked or empty) before it gives up on a lane. */
@@ -35,10 +35,7 @@ export class RedisSessionQueue implements SessionQueue {
   private readonly subscriber: Redis;
   private readonly keys: RedisKeys;
   private readonly lockTtlMs: number;
-  private readonly now: () => number;
-  private readonly waiters = new Set<() => void>();
-  /** An announcement came while no worker waited: the next wait returns at once. */
-  private missedWake = false;
+  private readonly waiters = new Waiters();
   private subscribedOnce = false;
   private readonly subscription: Promise<void>;
   private closed = false;
@@ -55,10 +52,10 @@ export class RedisSessionQueue implements SessionQueue {
     });
     this.subscriber.on("error", () => {});
     this.subscriber.on("message", (channel: string) => {
-      if (channel === this.keys.wakeChannel) this.wakeOne();
+      if (channel === this.keys.wakeChannel) this.waiters.wakeOne();
     });
     this.subscriber.on("ready", () => {
-      if (this.subscribedOnce) this.wakeAll();
+      if (this.subscribedOnce) this.waiters.wakeAll();
     });
     this.subscription = this.subscriber.subscribe(this.keys.wakeChannel).then(
       () => {
@@ -67,7 +64,6 @@ export class RedisSessionQueue implements SessionQueue {
       () => {},
     );
     this.lockTtlMs = options.lockTtlMs;
-    this.now = options.now ?? Date.now;
   }
 
   private get laneKeys(): string[] {
@@ -75,25 +71,9 @@ export class RedisSessionQueue implements SessionQueue {
     return [k.readySubagent, k.readyNormal, k.entries];
   }
 
-  private wakeOne(): void {
-    const [waiter] = this.waiters;
-    if (waiter) waiter();
-    else this.missedWake = true;
-  }
-
-  private wakeAll(): void {
-    this.missedWake = true;
-    for (const waiter of [...this.waiters]) waiter();
-  }
-
   async enqueue(entries: readonly QueueEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.oahEnqueue(
-      ...this.laneKeys,
-      this.keys.base,
-      this.now(),
-      ...entries.map((e) => JSON.stringify(e)),
-    );
+    await this.redis.oahEnqueue(...this.laneKeys, this.keys.base, ...entries.map((e) => JSON.stringify(e)));
   }
 
   async claim(): Promise<SessionClaim | null> {
@@ -116,6 +96,8 @@ export class RedisSessionQueue implements SessionQueue {
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
     if (locks.length === 0) return [];
     return (await this.redis.oahRenewLocks(
+      this.keys.readySubagent,
+      this.keys.readyNormal,
       this.keys.base,
       this.lockTtlMs,
       ...locks.flatMap((l) => [l.sessionId, l.token]),
@@ -128,7 +110,6 @@ export class RedisSessionQueue implements SessionQueue {
       this.keys.base,
       sessionId,
       token,
-      this.now(),
       options.putBack ? JSON.stringify(options.putBack) : "",
       options.ready === false ? "0" : "1",
     );
@@ -136,7 +117,7 @@ export class RedisSessionQueue implements SessionQueue {
   }
 
   async remove(sessionId: string, runId: string): Promise<boolean> {
-    return (await this.redis.oahRemove(...this.laneKeys, this.keys.base, sessionId, runId, this.now())) === 1;
+    return (await this.redis.oahRemove(...this.laneKeys, this.keys.base, sessionId, runId)) === 1;
   }
 
   /** Resolves once this process hears wake announcements. */
@@ -148,19 +129,11 @@ export class RedisSessionQueue implements SessionQueue {
     if (signal.aborted || this.closed) return Promise.resolve();
     // Not listening yet: anything announced so far was missed, so look again once listening.
     if (!this.subscribedOnce) return this.subscription;
-    if (this.missedWake) {
-      this.missedWake = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        this.waiters.delete(done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      this.waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
-    });
+    return this.waiters.wait(signal);
+  }
+
+  nudge(): void {
+    this.waiters.wakeAll();
   }
 
   async pressure(): Promise<QueuePressure> {
@@ -183,7 +156,7 @@ export class RedisSessionQueue implements SessionQueue {
       lockedReadySessionCount: locked,
       staleReadySessionCount: stale,
       readySessionCount: sub! + normal! - locked - stale,
-      oldestSchedulableReadyAgeMs: oldest! < 0 ? 0 : Math.max(0, this.now() - oldest!),
+      oldestSchedulableReadyAgeMs: Math.max(0, oldest!),
     };
   }
 
@@ -214,7 +187,7 @@ export class RedisSessionQueue implements SessionQueue {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of [...this.waiters]) waiter();
+    this.waiters.wakeAll();
     this.subscriber.disconnect();
   }
 }

@@ -3,12 +3,13 @@ import type { Redis } from "ioredis";
 import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
 import markReady from "./lua/includes/mark-ready.lua";
+import serverTime from "./lua/includes/server-time.lua";
 import pressure from "./lua/pressure-3.lua";
 import release from "./lua/release-3.lua";
 import remove from "./lua/remove-3.lua";
-import renewLocks from "./lua/renew-locks-0.lua";
+import renewLocks from "./lua/renew-locks-2.lua";
 
-const INCLUDES: Record<string, string> = { "mark-ready": markReady };
+const INCLUDES: Record<string, string> = { "mark-ready": markReady, "server-time": serverTime };
 
 /** Expands `--@include name` lines with the shared fragments of lua/includes/. */
 export function expandIncludes(source: string): string {
@@ -25,7 +26,7 @@ const SCRIPTS = {
   oahEnqueue: { numberOfKeys: 3, lua: enqueue },
   oahClaim: { numberOfKeys: 4, lua: claim },
   oahRelease: { numberOfKeys: 3, lua: release },
-  oahRenewLocks: { numberOfKeys: 0, lua: renewLocks },
+  oahRenewLocks: { numberOfKeys: 2, lua: renewLocks },
   oahRemove: { numberOfKeys: 3, lua: remove },
   oahPressure: { numberOfKeys: 3, lua: pressure },
 } as const;

@@ -1,16 +1,19 @@
--- The queue figures the pool sizes itself by. Lane sizes are O(1); locked and
--- empty entries are counted among the oldest `sample` of each lane only, so the
--- read stays O(sample · log n) however many sessions are ready.
+-- The queue figures the pool sizes itself by, in O(sample · log n) however many
+-- sessions wait. Hidden (future-scored) entries are locked sessions; among the oldest
+-- `sample` ready entries of each lane, locked and empty ones are counted as well.
 -- KEYS: readySub, readyNormal, entries
 -- ARGV: base, sample
 -- Returns {subagent size, normal size, subagent locked, subagent stale, normal locked,
---          normal stale, oldest schedulable readySince or -1, queued runs}
+--          normal stale, age in ms of the oldest schedulable session or -1, queued runs}
 local base, sample = ARGV[1], tonumber(ARGV[2])
+--@include server-time
+local now = serverNow()
 local result = { redis.call("ZCARD", KEYS[1]), redis.call("ZCARD", KEYS[2]) }
 local oldest = -1
-for i, lane in ipairs({ KEYS[1], KEYS[2] }) do
-  local locked, stale = 0, 0
-  local members = redis.call("ZRANGE", lane, 0, sample - 1, "WITHSCORES")
+for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
+  local locked = redis.call("ZCOUNT", lane, "(" .. now, "+inf")
+  local stale = 0
+  local members = redis.call("ZRANGEBYSCORE", lane, "-inf", now, "WITHSCORES", "LIMIT", 0, sample)
   for j = 1, #members, 2 do
     local session, since = members[j], tonumber(members[j + 1])
     if redis.call("EXISTS", base .. "lock:" .. session) == 1 then
@@ -24,6 +27,6 @@ for i, lane in ipairs({ KEYS[1], KEYS[2] }) do
   table.insert(result, locked)
   table.insert(result, stale)
 end
-table.insert(result, oldest)
+table.insert(result, oldest == -1 and -1 or math.max(0, now - oldest))
 table.insert(result, redis.call("HLEN", KEYS[3]))
 return result

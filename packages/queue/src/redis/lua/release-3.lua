@@ -1,11 +1,14 @@
--- Drops a session lock if the token still holds it; puts back an entry that did
--- not start; makes the session ready again unless told not to.
+-- Drops a session lock if the token still holds it; puts back an entry that did not
+-- start; makes the session ready again (at the back of the line), or, told not to,
+-- takes it out of the lanes until its missing earlier run is enqueued or ends.
 -- KEYS: readySub, readyNormal, entries
--- ARGV: base, sessionId, token, now, putBack entry JSON or "", ready "1" | "0"
+-- ARGV: base, sessionId, token, putBack entry JSON or "", ready "1" | "0"
 -- Returns 1 when the token held the lock.
 local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
-local base, session, token, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local base, session, token = ARGV[1], ARGV[2], ARGV[3]
+--@include server-time
 --@include mark-ready
+local now = serverNow()
 
 local held = 0
 local lock = base .. "lock:" .. session
@@ -13,10 +16,13 @@ if redis.call("GET", lock) == token then
   redis.call("DEL", lock)
   held = 1
 end
-if ARGV[5] ~= "" then
-  addEntry(ARGV[5])
+if ARGV[4] ~= "" then
+  addEntry(ARGV[4])
 end
-if ARGV[6] == "1" then
+if ARGV[5] == "1" then
   markReady(session, now)
+elseif redis.call("EXISTS", lock) == 0 then
+  redis.call("ZREM", readySub, session)
+  redis.call("ZREM", readyNormal, session)
 end
 return held

@@ -1,38 +1,65 @@
--- Puts a session into the ready lane of its head run (subagent or normal), unless
--- it is locked or has no runs. Keeps how long it has already waited when it only
--- changes lanes; a newly ready session is announced on the wake channel.
+-- Shared by the scripts that change a session's runs or lock.
 -- Needs: base (key prefix with hash tag), readySub, readyNormal, entries.
+--
+-- A ready lane is a sorted set of sessions scored by the time they are ready at.
+-- A session whose lock is held stays in its lane, scored at the lock's expiry: it
+-- is not claimable meanwhile, and if its holder dies without releasing it, it
+-- becomes claimable by itself when the lock expires.
 local wakeChannel = base .. "wake"
 
-local function markReady(session, now)
-  local queue = base .. "queue:" .. session
-  local head = redis.call("ZRANGE", queue, 0, 0)[1]
-  if not head or redis.call("EXISTS", base .. "lock:" .. session) == 1 then
-    return
+-- The lane of a session's head run, or nil when it has no runs.
+local function laneOf(session)
+  local head = redis.call("ZRANGE", base .. "queue:" .. session, 0, 0)[1]
+  if not head then
+    return nil
   end
   local entry = redis.call("HGET", entries, head)
-  local lane = readyNormal
   if entry and cjson.decode(entry).priority == "subagent" then
-    lane = readySub
+    return readySub
   end
-  local other = lane == readySub and readyNormal or readySub
-  if redis.call("ZSCORE", lane, session) then
+  return readyNormal
+end
+
+-- A ready time behind every session already ready in the lane, even within the same
+-- millisecond (equal scores would order by session name, not by arrival).
+local function backOfLine(lane, now)
+  local last = redis.call("ZREVRANGEBYSCORE", lane, now, "-inf", "WITHSCORES", "LIMIT", 0, 1)[2]
+  if last and tonumber(last) >= now then
+    return tonumber(last) + 0.001
+  end
+  return now
+end
+
+-- Puts a session in the lane of its head run: hidden until its lock expires if it is
+-- locked; else ready, keeping its place if it was ready already, or at the back of the
+-- line, and announced on the wake channel. No runs: out of the lanes.
+local function markReady(session, now)
+  local lane = laneOf(session)
+  if not lane then
+    redis.call("ZREM", readySub, session)
+    redis.call("ZREM", readyNormal, session)
     return
   end
-  local since = redis.call("ZSCORE", other, session)
-  if since then
-    redis.call("ZREM", other, session)
+  local other = lane == readySub and readyNormal or readySub
+  local score = redis.call("ZSCORE", lane, session) or redis.call("ZSCORE", other, session)
+  local current = score and tonumber(score) or nil
+  redis.call("ZREM", other, session)
+  local lockLeft = redis.call("PTTL", base .. "lock:" .. session)
+  local wasReady = current ~= nil and current <= now
+  local at
+  if lockLeft > 0 then
+    at = now + lockLeft
+  elseif wasReady then
+    at = current
   else
-    -- Newly ready: behind every session already waiting in the lane, even within the
-    -- same millisecond (equal scores would order by session name, not by arrival).
-    since = now
-    local last = redis.call("ZRANGE", lane, -1, -1, "WITHSCORES")[2]
-    if last and tonumber(last) >= since then
-      since = tonumber(last) + 0.001
-    end
+    at = backOfLine(lane, now)
   end
-  redis.call("ZADD", lane, since, session)
-  redis.call("PUBLISH", wakeChannel, "1")
+  redis.call("ZADD", lane, at, session)
+  -- Announced whenever it is claimable, not only when newly ready: an entry that was
+  -- hidden behind a lock matures silently, and nobody may have looked since.
+  if at <= now then
+    redis.call("PUBLISH", wakeChannel, "1")
+  end
 end
 
 -- Adds one entry (JSON) to its session's queue; false when the run is queued already.

@@ -1,8 +1,12 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Run } from "@oah/contract";
-import { type ApiClient, type SplitDeployment, waitFor } from "@oah/testing";
+import type { SplitDeployment } from "./deployment";
+import { type ApiClient, waitFor } from "./http";
 
 export type Step = Record<string, unknown>;
 
+/** Submits a `script` run through the HTTP API; throws unless it is accepted (202). */
 export async function submit(
   client: ApiClient,
   sessionId: string,
@@ -23,7 +27,7 @@ export async function getRun(client: ApiClient, runId: string): Promise<Run> {
   return res.body.run;
 }
 
-export const isTerminal = (run: Run) =>
+export const isTerminal = (run: Run): boolean =>
   ["completed", "failed", "cancelled", "timed_out"].includes(run.status);
 
 export function waitForRun(
@@ -31,7 +35,7 @@ export function waitForRun(
   runId: string,
   accept: (run: Run) => boolean,
   timeoutMs = 30_000,
-) {
+): Promise<Run> {
   return waitFor(
     `run ${runId}`,
     async () => {
@@ -42,13 +46,18 @@ export function waitForRun(
   );
 }
 
+export async function sessionRuns(client: ApiClient, sessionId: string): Promise<Run[]> {
+  const res = await client.get<{ items: Run[] }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/runs`);
+  return res.body.items;
+}
+
 export async function eventTypes(client: ApiClient, runId: string): Promise<string[]> {
   const res = await client.get<{ items: { type: string }[] }>(`/api/v1/runs/${runId}/events`);
   return res.body.items.map((e) => e.type);
 }
 
-/** Waits until the database holds no unfinished run. */
-export function waitForQuiet(d: SplitDeployment, timeoutMs = 120_000) {
+/** Waits until the deployment's database holds no unfinished run. */
+export function waitForQuiet(d: SplitDeployment, timeoutMs = 120_000): Promise<true> {
   return waitFor(
     "every run to end",
     async () => {
@@ -60,4 +69,14 @@ export function waitForQuiet(d: SplitDeployment, timeoutMs = 120_000) {
     timeoutMs,
     250,
   );
+}
+
+/** Waits until a shell step has left `name` in its workspace (under the deployment's data directory). */
+export function waitForWorkspaceFile(
+  env: Record<string, string>,
+  workspaceId: string,
+  name: string,
+): Promise<true> {
+  const path = join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, name);
+  return waitFor(`${workspaceId}/${name}`, async () => existsSync(path));
 }
