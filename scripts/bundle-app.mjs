@@ -1,7 +1,7 @@
 // Bundles an app (run from its folder) into dist/main.js: the workspace packages
 // (TypeScript sources) are inlined, npm dependencies stay external, Lua scripts
 // come in as text, and the migrations travel with the bundle.
-import { cpSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -24,10 +24,12 @@ function externals(pkg, seen = new Set(), found = new Set()) {
 // Entry points: the arguments, or src/main.ts; each becomes dist/<name>.js.
 const entryPoints = process.argv.length > 2 ? process.argv.slice(2) : ["src/main.ts"];
 const external = [...externals(readJson("package.json"))];
-rmSync("dist", { recursive: true, force: true });
+// Built aside, then swapped in: a process starting meanwhile finds the old bundle or the new one.
+const staging = `dist.${process.pid}`;
+rmSync(staging, { recursive: true, force: true });
 await build({
   entryPoints,
-  outdir: "dist",
+  outdir: staging,
   bundle: true,
   platform: "node",
   target: "node20",
@@ -37,4 +39,12 @@ await build({
   external: [...external, ...external.map((d) => `${d}/*`)],
   logLevel: "warning",
 });
-cpSync(join(root, "drizzle"), "dist/drizzle", { recursive: true });
+cpSync(join(root, "drizzle"), join(staging, "drizzle"), { recursive: true });
+rmSync(`${staging}.old`, { recursive: true, force: true });
+try {
+  renameSync("dist", `${staging}.old`);
+} catch {
+  // no previous build
+}
+renameSync(staging, "dist");
+rmSync(`${staging}.old`, { recursive: true, force: true });
