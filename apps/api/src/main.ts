@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     config,
     role: cli.apiOnly ? "api-only" : "api",
     logger,
-    hooks: metrics.hooks,
+    observers: metrics.observers,
     migrationsDir: fileURLToPath(new URL("./drizzle", import.meta.url)),
   });
   const { engine } = runtime;

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     config,
     role: "sandbox",
     logger,
-    hooks: metrics.hooks,
+    observers: metrics.observers,
     migrationsDir: fileURLToPath(new URL("./drizzle", import.meta.url)),
   });
   const { engine, store } = runtime;

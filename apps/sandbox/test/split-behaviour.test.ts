@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   eventTypes,
@@ -12,6 +13,7 @@ import {
   waitForRun,
   waitForWorkspaceFile,
 } from "@oah/testing";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 
 describe("split mode behaviour", () => {
@@ -147,4 +149,39 @@ describe("split mode behaviour", () => {
     expect(shell.filter((s) => s.status === "completed").map((s) => s.output.stdout)).toEqual(["second\n"]);
     expect((await waitForRun(d.client, next.id, isTerminal)).status).toBe("completed");
   }, 60_000);
+
+  it("keeps each worker host's executions in its local history.db, and goes on without it when it cannot", async () => {
+    d = await startSplitDeployment({ sandboxes: 1 });
+    const run = await submit(d.client, "journal", [{ type: "shell", command: "echo journaled" }]);
+    await waitForRun(d.client, run.id, isTerminal);
+    const file = join(d.env.OAH_DATA_DIR!, ".openharness", "data", "history.db");
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare("SELECT run_id, status, attempt FROM executions").all()).toEqual([
+        { run_id: run.id, status: "completed", attempt: 1 },
+      ]);
+      const steps = db.prepare("SELECT kind, name, status, output FROM step_outputs").all() as {
+        output: string;
+      }[];
+      expect(steps).toMatchObject([{ kind: "tool", name: "shell", status: "completed" }]);
+      expect(JSON.parse(steps[0]!.output)).toMatchObject({ stdout: "journaled\n" });
+    } finally {
+      db.close();
+    }
+
+    // A second host whose data directory cannot hold the file: a warning, and its runs still complete.
+    const broken = mkdtempSync(join(tmpdir(), "oah-broken-"));
+    mkdirSync(join(broken, ".openharness"));
+    writeFileSync(join(broken, ".openharness", "data"), "not a directory");
+    await d.sandboxes[0]!.stop("SIGTERM");
+    const other = await d.addSandbox({
+      OAH_DATA_DIR: broken,
+      OAH_WORKSPACE_ROOT: join(d.env.OAH_DATA_DIR!, "workspaces"),
+      OAH_LOG_LEVEL: "warn",
+    });
+    const later = await submit(d.client, "journal", [{ type: "output", value: 2 }]);
+    expect((await waitForRun(d.client, later.id, isTerminal)).status).toBe("completed");
+    expect(other.output()).toMatch(/the local history.db cannot be opened; going on without it/);
+    rmSync(broken, { recursive: true, force: true });
+  });
 });

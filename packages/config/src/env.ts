@@ -1,9 +1,35 @@
 import { join, resolve } from "node:path";
-import { RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
+import { HOOK_EVENTS, RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
 import { z } from "zod";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const text = z.string().trim().min(1);
+
+/** A hook of OAH_HOOKS: a command (run in the run's workspace) or an HTTP endpoint (POSTed JSON). */
+const hookSchema = z
+  .strictObject({
+    name: z.string().min(1).max(64).optional(),
+    on: z.enum(HOOK_EVENTS),
+    command: z.string().min(1).optional(),
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    timeoutMs: z.int().min(1).optional(),
+  })
+  .refine((h) => (h.command === undefined) !== (h.url === undefined), {
+    error: "a hook has either a command or a url",
+  });
+export type HookConfig = z.infer<typeof hookSchema>;
+
+const hooksJson = z
+  .string()
+  .transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON array of hooks" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(hookSchema).max(64));
 
 /** The environment of SPEC §12, and a few additions of ours (marked). Empty values count as unset. */
 const envSchema = z.object({
@@ -33,6 +59,11 @@ const envSchema = z.object({
   OAH_WORKERS_MAX: int(1, 1_024).default(16),
   OAH_WORKSPACE_ROOT: text.optional(),
   OAH_API_URL: text.optional(),
+  // Ours: the model endpoint of `model` steps and the agent executor (OpenAI-compatible), and hooks.
+  OAH_MODEL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OAH_MODEL_NAME: text.default("default"),
+  OAH_MODEL_API_KEY: text.optional(),
+  OAH_HOOKS: hooksJson.optional(),
   // Pool sizing (SPEC §8: each default overridable by an OAH_POOL_* variable).
   OAH_POOL_READY_SESSIONS_PER_CAPACITY_UNIT: z.coerce.number().positive().default(1),
   OAH_POOL_RESERVED_SUBAGENT_CAPACITY: int(0, 1_024).default(1),
@@ -68,6 +99,8 @@ export interface OahConfig {
   toolTimeoutMs: number;
   modelTimeoutMs: number;
   hookTimeoutMs: number;
+  model: { baseUrl: string | undefined; name: string; apiKey: string | undefined };
+  hooks: HookConfig[];
   drainTimeoutMs: number;
   workersMin: number;
   workersMax: number;
@@ -135,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     toolTimeoutMs: e.OAH_TOOL_TIMEOUT_MS,
     modelTimeoutMs: e.OAH_MODEL_TIMEOUT_MS,
     hookTimeoutMs: e.OAH_HOOK_TIMEOUT_MS,
+    model: { baseUrl: e.OAH_MODEL_BASE_URL, name: e.OAH_MODEL_NAME, apiKey: e.OAH_MODEL_API_KEY },
+    hooks: e.OAH_HOOKS ?? [],
     drainTimeoutMs: e.OAH_DRAIN_TIMEOUT_MS,
     workersMin: e.OAH_WORKERS_MIN,
     workersMax: e.OAH_WORKERS_MAX,
@@ -177,6 +212,8 @@ export function describeConfig(config: OahConfig): Record<string, unknown> {
   return {
     ...config,
     apiToken: config.apiToken ? "(set)" : undefined,
+    model: { ...config.model, apiKey: config.model.apiKey ? "(set)" : undefined },
+    hooks: config.hooks.map((h) => ({ ...h, url: h.url && redactUrl(h.url) })),
     databaseUrl: config.databaseUrl && redactUrl(config.databaseUrl),
     redisUrl: config.redisUrl && redactUrl(config.redisUrl),
   };

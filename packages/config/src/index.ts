@@ -1,1 +1,9 @@
-export { ConfigError, describeConfig, isLoopback, loadConfig, type OahConfig, redactUrl } from "./env";
+export {
+  ConfigError,
+  describeConfig,
+  type HookConfig,
+  isLoopback,
+  loadConfig,
+  type OahConfig,
+  redactUrl,
+} from "./env";

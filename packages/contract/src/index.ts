@@ -1,4 +1,5 @@
 export * from "./admin";
+export * from "./agent";
 export * from "./ids";
 export * from "./inputs";
 export * from "./pool";

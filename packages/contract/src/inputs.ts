@@ -1,23 +1,43 @@
 import { RUN_PRIORITIES } from "@oah/core";
 import { z } from "zod";
+import { agentInputSchema } from "./agent";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { scriptInputSchema } from "./script";
 
-export const EXECUTORS = ["script"] as const;
+export const EXECUTORS = ["script", "agent"] as const;
 export type ExecutorName = (typeof EXECUTORS)[number];
 
 const DAY_MS = 86_400_000;
 
-export const submitRunInput = z.strictObject({
+const submitFields = {
   sessionId: sessionIdSchema,
-  executor: z.enum(EXECUTORS).default("script"),
-  input: scriptInputSchema,
   priority: z.enum(RUN_PRIORITIES).default("normal"),
   timeoutMs: z.int().min(1).max(DAY_MS).optional(),
   idempotencyKey: z.string().min(1).max(200).optional(),
   workspaceId: workspaceIdSchema.default("default"),
   parentRunId: runIdSchema.optional(),
-});
+};
+
+/** A run to submit; `executor` defaults to `script`, and `input` is validated by the executor's own schema. */
+export const submitRunInput = z.preprocess(
+  (value) =>
+    typeof value === "object" && value !== null && !("executor" in value)
+      ? { ...value, executor: "script" }
+      : value,
+  z.discriminatedUnion(
+    "executor",
+    [
+      z.strictObject({ ...submitFields, executor: z.literal("script"), input: scriptInputSchema }),
+      z.strictObject({ ...submitFields, executor: z.literal("agent"), input: agentInputSchema }),
+    ],
+    {
+      error: (issue) =>
+        issue.code === "invalid_union"
+          ? `unknown executor; expected one of ${EXECUTORS.join(", ")}`
+          : undefined,
+    },
+  ),
+);
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
 
 export const runRefInput = z.strictObject({ runId: runIdSchema });

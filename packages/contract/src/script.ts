@@ -15,6 +15,23 @@ export const shellStepSchema = z.strictObject({
   allowFailure: z.boolean().optional(),
 });
 
+export const waitToolStepSchema = z.strictObject({
+  type: z.literal("wait_tool"),
+  name: z.string().min(1).max(128),
+});
+
+export const modelStepSchema = z.strictObject({
+  type: z.literal("model"),
+  prompt: z.string().min(1).max(200_000),
+  system: z.string().max(200_000).optional(),
+});
+
+export const hookStepSchema = z.strictObject({
+  type: z.literal("hook"),
+  command: z.string().min(1).max(65_536),
+  timeoutMs: z.int().min(1).max(DAY_MS).optional(),
+});
+
 export const failStepSchema = z.strictObject({
   type: z.literal("fail"),
   code: z.enum(RUN_ERROR_CODES).optional(),
@@ -26,27 +43,25 @@ export const outputStepSchema = z.strictObject({
   value: z.json(),
 });
 
-export const waitToolStepSchema = z.strictObject({
-  type: z.literal("wait_tool"),
-  name: z.string().min(1).max(128),
-});
-
-export const SUPPORTED_STEP_TYPES = ["sleep", "shell", "wait_tool", "fail", "output"] as const;
-/** Step types of SPEC §12 that this version does not execute yet: refused, never accepted and ignored. */
-export const PLANNED_STEP_TYPES = ["model", "hook"] as const;
+export const STEP_TYPES = ["sleep", "shell", "wait_tool", "model", "hook", "fail", "output"] as const;
 
 function stepTypeError(issue: { code: string; input?: unknown }): string | undefined {
   if (issue.code !== "invalid_union") return undefined;
   const type = (issue.input as { type?: unknown } | undefined)?.type;
-  if ((PLANNED_STEP_TYPES as readonly unknown[]).includes(type)) {
-    return `step type "${String(type)}" is not supported by this version yet`;
-  }
-  return `unknown step type ${JSON.stringify(type)}; expected one of ${SUPPORTED_STEP_TYPES.join(", ")}`;
+  return `unknown step type ${JSON.stringify(type)}; expected one of ${STEP_TYPES.join(", ")}`;
 }
 
 export const scriptStepSchema = z.discriminatedUnion(
   "type",
-  [sleepStepSchema, shellStepSchema, waitToolStepSchema, failStepSchema, outputStepSchema],
+  [
+    sleepStepSchema,
+    shellStepSchema,
+    waitToolStepSchema,
+    modelStepSchema,
+    hookStepSchema,
+    failStepSchema,
+    outputStepSchema,
+  ],
   { error: stepTypeError },
 );
 

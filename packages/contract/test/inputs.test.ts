@@ -18,8 +18,8 @@ describe("submitRunInput", () => {
     [{ steps: [{ type: "shell", command: "ls", cwd: "/" }] }, /cwd/],
     [{ steps: [{ type: "fail", code: "made_up" }] }, /code/],
     [{ steps: [{ type: "wait_tool" }] }, /name/],
-    [{ steps: [{ type: "model", prompt: "x" }] }, /"model" is not supported by this version yet/],
-    [{ steps: [{ type: "hook", command: "x" }] }, /"hook" is not supported by this version yet/],
+    [{ steps: [{ type: "model" }] }, /prompt/],
+    [{ steps: [{ type: "hook", command: "" }] }, /command/],
     [{ steps: [{ type: 7 }] }, /unknown step type 7/],
     [{ steps: "none" }, /steps/],
     [{}, /steps/],
@@ -35,10 +35,37 @@ describe("submitRunInput", () => {
       { type: "sleep", ms: 0 },
       { type: "shell", command: "true", timeoutMs: 5, allowFailure: true },
       { type: "wait_tool", name: "approve" },
+      { type: "model", prompt: "hello", system: "be brief" },
+      { type: "hook", command: "true", timeoutMs: 100 },
       { type: "fail", code: "tool_failed", message: "m" },
       { type: "output", value: { nested: [1, "two", null] } },
     ];
-    expect(submitRunInput.parse({ sessionId: "s", input: { steps } }).input.steps).toEqual(steps);
+    const parsed = submitRunInput.parse({ sessionId: "s", input: { steps } });
+    expect(parsed.executor === "script" && parsed.input.steps).toEqual(steps);
+  });
+});
+
+describe("the agent executor's input", () => {
+  it("fills its defaults", () => {
+    expect(
+      submitRunInput.parse({ sessionId: "s", executor: "agent", input: { prompt: "hi" } }),
+    ).toMatchObject({
+      executor: "agent",
+      input: { prompt: "hi", tools: { shell: false, client: [] }, maxSteps: 16 },
+    });
+  });
+
+  it.each([
+    [{ executor: "agent", input: { steps: [] } }, /prompt/],
+    [{ executor: "agent", input: { prompt: "x", tools: { client: [{ name: "shell" }] } } }, /built-in/],
+    [{ executor: "agent", input: { prompt: "x", tools: { client: [{ name: "has space" }] } } }, /tool name/],
+    [{ executor: "agent", input: { prompt: "x", maxSteps: 0 } }, /maxSteps/],
+    [{ executor: "robot", input: {} }, /unknown executor/],
+  ])("refuses %j", (body, message) => {
+    const result = submitRunInput.safeParse({ sessionId: "s", ...body });
+    expect(result.success).toBe(false);
+    const messages = result.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n");
+    expect(messages).toMatch(message);
   });
 });
 

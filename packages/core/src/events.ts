@@ -31,3 +31,7 @@ export const TERMINAL_EVENT = {
   cancelled: "run.cancelled",
   timed_out: "run.timed_out",
 } as const satisfies Record<string, RunEventType>;
+
+/** When configured hooks run (OAH_HOOKS): around a run's life and around each tool call. */
+export const HOOK_EVENTS = ["run.started", "run.finished", "tool.before", "tool.after"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];

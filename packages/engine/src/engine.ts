@@ -20,7 +20,8 @@ import type { RecoveryLock } from "./coordination/recovery-lock";
 import type { RunSignalBus } from "./coordination/run-signal-bus";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
-import type { EngineHooks, HostContext } from "./host";
+import { HookRunner } from "./hooks/hook-runner";
+import type { EngineObservers, HostContext } from "./host";
 import type { Logger } from "./logger";
 import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
 import { type RecoveryOptions, recoverRun, recoverStaleRuns } from "./recovery/recover-stale-runs";
@@ -35,8 +36,10 @@ export interface EngineOptions {
   /** Where the pools of every live host are published; null when this process is the only host. */
   board: PoolBoard | null;
   executors: ReadonlyMap<string, Executor>;
+  /** The configured hooks (OAH_HOOKS); none by default. */
+  hooks?: HookRunner;
   logger: Logger;
-  hooks?: EngineHooks;
+  observers?: EngineObservers;
   /** This host's worker pool; null serves the API only. */
   pool: PoolOptions | null;
   workspaceRoot: string;
@@ -75,7 +78,10 @@ export class RunEngine {
       executors: options.executors,
       active: new ActiveRuns(),
       logger: options.logger,
-      hooks: options.hooks ?? {},
+      observers: options.observers ?? {},
+      hooks:
+        options.hooks ??
+        new HookRunner({ hooks: [], timeoutMs: 1, maxOutputBytes: 0, killGraceMs: 0, env: () => ({}) }),
       workspaceRoot: options.workspaceRoot,
       finishRetryMs: options.recovery.staleAfterMs,
     };
@@ -248,7 +254,7 @@ export class RunEngine {
       idempotencyKey: input.idempotencyKey ?? null,
     });
     if (created) {
-      this.host.hooks.runSubmitted?.({ run });
+      this.host.observers.runSubmitted?.({ run });
       try {
         await this.options.queue.enqueue([queueEntry]);
       } catch (error) {

@@ -1,15 +1,26 @@
 import type { Run } from "@oah/contract";
+import type { StepKind } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import type { Executor } from "./executors/executor";
+import type { HookRunner } from "./hooks/hook-runner";
 import type { Logger } from "./logger";
 import type { ActiveRuns } from "./worker/active-runs";
 
 /** Observers of the engine's work (metrics, mostly); called synchronously, must not throw. */
-export interface EngineHooks {
+export interface EngineObservers {
   runSubmitted?(event: { run: Run }): void;
   runStarted?(event: { run: Run; queueWaitMs: number }): void;
   runFinished?(event: { run: Run; durationMs: number }): void;
+  stepFinished?(event: {
+    run: Run;
+    kind: StepKind;
+    name: string;
+    status: "completed" | "failed";
+    output: unknown;
+    errorCode: string | null;
+    durationMs: number;
+  }): void;
 }
 
 /** What the workers of one host share. */
@@ -20,7 +31,9 @@ export interface HostContext {
   executors: ReadonlyMap<string, Executor>;
   active: ActiveRuns;
   logger: Logger;
-  hooks: EngineHooks;
+  observers: EngineObservers;
+  /** The configured hooks (OAH_HOOKS) around runs and tool calls. */
+  hooks: HookRunner;
   /** Shell steps run in `<workspaceRoot>/<workspaceId>`. */
   workspaceRoot: string;
   /** How long to keep retrying a terminal write while the store is unreachable. */

@@ -5,11 +5,14 @@ export { localRecoveryLock, type RecoveryLock } from "./coordination/recovery-lo
 export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./coordination/run-signal-bus";
 export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
 export { type EngineOptions, RunEngine } from "./engine";
+export { AgentExecutor, type AgentExecutorOptions, type AgentOutput } from "./executors/agent/agent-executor";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export { RunFailure } from "./executors/executor";
+export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";
 export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/script-executor";
 export { runShell, type ShellOptions, type ShellResult } from "./executors/shell";
-export type { EngineHooks } from "./host";
+export { type HookDefinition, HookRunner } from "./hooks/hook-runner";
+export type { EngineObservers } from "./host";
 export { type Logger, silentLogger } from "./logger";
 export { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
 export { RedisPoolBoard } from "./redis/redis-pool-board";

@@ -1,4 +1,4 @@
-export { createExecutors } from "./executors";
+export { createExecutors, createHookRunner } from "./executors";
 export { type HostProcessOptions, runHostProcess } from "./host-process";
 export { createHostLogger, exitWith, loadHostConfig, openRuntime } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";

@@ -1,10 +1,10 @@
 import type { SlotSnapshot } from "@oah/contract";
-import type { EngineHooks } from "@oah/engine";
+import type { EngineObservers } from "@oah/engine";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export interface Metrics {
   registry: Registry;
-  hooks: EngineHooks;
+  observers: EngineObservers;
   httpRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
 }
 
@@ -62,7 +62,7 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
   });
   return {
     registry,
-    hooks: {
+    observers: {
       runSubmitted: () => submitted.inc(),
       runStarted: ({ queueWaitMs }) => {
         started.inc();

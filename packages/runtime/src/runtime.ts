@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import type { OahConfig } from "@oah/config";
 import { DEFAULT_HYSTERESIS } from "@oah/core";
 import {
-  type EngineHooks,
+  type EngineObservers,
   LocalRunSignalBus,
   type Logger,
   localRecoveryLock,
@@ -19,9 +19,10 @@ import {
   type WorkerRegistry,
 } from "@oah/engine";
 import { MemorySessionQueue, RedisSessionQueue, type SessionQueue } from "@oah/queue";
-import { openRunStore, type RunStore } from "@oah/store";
+import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
 import type { Redis } from "ioredis";
-import { createExecutors } from "./executors";
+import { createExecutors, createHookRunner } from "./executors";
+import { combineObservers, openLocalJournal } from "./local-journal";
 import { connectRedis } from "./redis-connection";
 
 /** What a process is: the API with workers, the API alone, or a standalone worker host. */
@@ -31,7 +32,7 @@ export interface RuntimeOptions {
   config: OahConfig;
   role: HostRole;
   logger: Logger;
-  hooks?: EngineHooks;
+  observers?: EngineObservers;
   /** The folder holding the `pg/` and `sqlite/` migrations. */
   migrationsDir: string;
 }
@@ -117,6 +118,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 
   const hostId = newHostId(role);
+  // With PostgreSQL central, a worker host keeps its own diagnostics in the local history.db.
+  const journal =
+    config.databaseUrl && role !== "api-only"
+      ? openLocalJournal(sqliteFileFor(config.dataDir), hostId, logger)
+      : {};
   let queue: SessionQueue;
   let signals: RunSignalBus;
   let recoveryLock: RecoveryLock = localRecoveryLock;
@@ -140,8 +146,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     recoveryLock,
     board,
     executors: createExecutors(config),
+    hooks: createHookRunner(config),
     logger,
-    hooks: options.hooks,
+    observers: combineObservers(options.observers ?? {}, journal),
     pool: poolOptions(config, role, registry, board),
     workspaceRoot: config.workspaceRoot,
     runTimeoutMs: config.runTimeoutMs,

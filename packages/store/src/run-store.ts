@@ -134,6 +134,8 @@ export interface RunStore {
   listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
   listRunSteps(runId: string): Promise<RunStep[]>;
+  /** The output of the latest completed run of `executor` in the session before position `beforeSeq`. */
+  previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown>;
 
   /**
    * Queued runs in queue order (session, then queueSeq), for rebuilding a queue;

@@ -161,6 +161,13 @@ export class SqlRunStore implements RunStore {
     return rows.map((r) => decodeStep(r, (v) => this.db.decodeJson(v)));
   }
 
+  async previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown> {
+    const [row] = await this.db.all<{ output: unknown }>(sql`SELECT output FROM runs
+      WHERE session_id = ${sessionId} AND seq < ${beforeSeq} AND executor = ${executor} AND status = 'completed'
+      ORDER BY seq DESC LIMIT 1`);
+    return row ? (this.db.decodeJson(row.output) ?? null) : null;
+  }
+
   async listQueuedRuns(page: {
     after?: { sessionId: string; queueSeq: number };
     enqueuedBefore?: number;

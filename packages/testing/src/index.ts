@@ -1,4 +1,5 @@
 export * from "./deployment";
+export * from "./fake-model";
 export * from "./http";
 export * from "./paths";
 export * from "./postgres";

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./paths";
 
@@ -89,4 +89,18 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Processes (not zombies) whose working directory is `dir`: what a run's shell step left running there. */
+export function processesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`) === dir && processAlive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
 }

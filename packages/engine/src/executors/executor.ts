@@ -24,6 +24,12 @@ export interface ExecutionContext {
    * execution is aborted meanwhile.
    */
   waitForTool(name: string): Promise<unknown>;
+  /** Runs the configured hooks of a tool event; hooks never fail the run. */
+  fireHook(event: "tool.before" | "tool.after", detail: Record<string, unknown>): Promise<void>;
+  /** Runs one hook command (the `hook` step of a script), recorded like configured hooks. */
+  runHookCommand(name: string, command: string, timeoutMs?: number): Promise<void>;
+  /** The output of the session's latest completed run of this executor before this one (conversation history). */
+  previousOutput(): Promise<unknown>;
 }
 
 export interface ExecutionResult {

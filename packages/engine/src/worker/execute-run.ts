@@ -1,22 +1,47 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
+import type { StepKind } from "@oah/core";
 import type { Claim, RunOutcome } from "@oah/store";
 import { abortReasonOf, sleep } from "../abort";
 import type { RunJournal } from "../executors/executor";
 import type { HostContext } from "../host";
 import { outcomeOf, type Settled } from "./outcome";
 
-/** Writes of one execution, fenced by its claim; a refused write means another owner: stop. */
-function journalFor(host: HostContext, claim: Claim, controller: AbortController): RunJournal {
+/**
+ * Writes of one execution, fenced by its claim; a refused write means another
+ * owner: stop. Finished steps are also told to the observers (the local journal).
+ */
+function journalFor(host: HostContext, run: Run, claim: Claim, controller: AbortController): RunJournal {
   const fenced = <T>(written: T): T => {
     if (written === false || written === null) controller.abort({ kind: "fenced" });
     return written;
   };
+  const open = new Map<number, { kind: StepKind; name: string; startedAt: number }>();
   return {
     event: async (type, data) => fenced(await host.store.appendEvent(claim, type, data)),
-    startStep: async (kind, name) => fenced(await host.store.startStep(claim, { kind, name })),
-    finishStep: async (stepId, end) => fenced(await host.store.finishStep(claim, stepId, end)),
+    startStep: async (kind, name) => {
+      const stepId = fenced(await host.store.startStep(claim, { kind, name }));
+      if (stepId !== null) open.set(stepId, { kind, name, startedAt: Date.now() });
+      return stepId;
+    },
+    finishStep: async (stepId, end) => {
+      const written = fenced(await host.store.finishStep(claim, stepId, end));
+      const step = open.get(stepId);
+      open.delete(stepId);
+      if (written && step) {
+        host.observers.stepFinished?.({
+          run,
+          kind: step.kind,
+          name: step.name,
+          status: end.status,
+          output: end.output ?? null,
+          errorCode: end.errorCode ?? null,
+          durationMs: Date.now() - step.startedAt,
+        });
+      }
+      return written;
+    },
   };
 }
 
@@ -77,29 +102,43 @@ export async function executeRun(host: HostContext, run: Run, claim: Claim): Pro
   host.active.add({ claim, sessionId: run.sessionId, controller });
   const timer = setTimeout(() => controller.abort({ kind: "timeout" }), run.timeoutMs);
   const started = Date.now();
+  const workspaceDir = join(host.workspaceRoot, run.workspaceId);
+  const journal = journalFor(host, run, claim, controller);
+  const target = { run, journal, workspaceDir, signal };
   let settled: Settled;
   try {
     const executor = host.executors.get(run.executor);
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
-    const workspaceDir = join(host.workspaceRoot, run.workspaceId);
     await mkdir(workspaceDir, { recursive: true });
-    const journal = journalFor(host, claim, controller);
+    await host.hooks.fire("run.started", target);
     const result = await executor.execute({
       run,
       signal,
       workspaceDir,
       journal,
       waitForTool: (name) => waitForTool(host, claim, controller, name),
+      fireHook: (event, detail) => host.hooks.fire(event, target, detail),
+      runHookCommand: (name, command, timeoutMs) =>
+        host.hooks.command(name, command, timeoutMs, target, "script"),
+      previousOutput: () => host.store.previousOutput(run.sessionId, run.seq, run.executor),
     });
     settled = { ok: true, output: result.output };
   } catch (error) {
     settled = { ok: false, error };
   } finally {
     clearTimeout(timer);
-    host.active.delete(run.id);
   }
-
+  // Hooks after the run are not cut short by its cancel or timeout; a fenced run writes nothing more.
   const abort = abortReasonOf(signal);
+  if (abort?.kind !== "fenced" && abort?.kind !== "shutdown") {
+    await host.hooks
+      .fire("run.finished", { ...target, signal: new AbortController().signal }, { ok: settled.ok })
+      .catch((err: unknown) =>
+        host.logger.warn({ err, runId: run.id }, "a run.finished hook could not be recorded"),
+      );
+  }
+  host.active.delete(run.id);
+
   const outcome = outcomeOf(settled, abort, run.timeoutMs);
   if (!outcome) {
     host.logger.warn({ runId: run.id, reason: abort?.kind }, "execution stopped without a terminal write");
@@ -114,7 +153,7 @@ export async function executeRun(host: HostContext, run: Run, claim: Claim): Pro
       );
       return;
     }
-    host.hooks.runFinished?.({ run: ended, durationMs: Date.now() - started });
+    host.observers.runFinished?.({ run: ended, durationMs: Date.now() - started });
   } catch (error) {
     host.logger.error(
       { err: error, runId: run.id },

@@ -89,7 +89,7 @@ export class Worker {
     if (start.kind === "started") {
       const queueWaitMs = Date.now() - entry.enqueuedAt;
       this.onStarted(queueWaitMs);
-      this.host.hooks.runStarted?.({ run: start.run, queueWaitMs });
+      this.host.observers.runStarted?.({ run: start.run, queueWaitMs });
       await executeRun(this.host, start.run, { runId: entry.runId, token });
     }
     await queue.release(sessionId, token);

@@ -1,16 +1,15 @@
-import type { ScriptInput, ScriptStep, ShellStep } from "@oah/contract";
+import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep } from "../../abort";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { RunFailure } from "../executor";
-import { runShell } from "../shell";
+import { callModel } from "../model/model-call";
+import type { ModelEndpoint } from "../model/model-client";
+import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";
 
-export interface ScriptExecutorOptions {
-  /** Per shell step, unless the step sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
-  toolTimeoutMs: number;
-  maxOutputBytes: number;
-  killGraceMs: number;
+export interface ScriptExecutorOptions extends ShellToolOptions {
   /** The environment of shell steps: a clean one, never the host's (no oah secrets). */
   shellEnv: (context: ExecutionContext) => NodeJS.ProcessEnv;
+  model: ModelEndpoint;
 }
 
 interface ScriptState {
@@ -53,9 +52,34 @@ export class ScriptExecutor implements Executor {
       case "wait_tool":
         state.toolResults[step.name] = await this.waitTool(step.name, context);
         return;
-      case "shell":
-        await this.shell(step, index, context, state);
+      case "model": {
+        const messages = [
+          ...(step.system ? [{ role: "system" as const, content: step.system }] : []),
+          { role: "user" as const, content: step.prompt },
+        ];
+        // The answer is the run's output, unless a later output step sets another.
+        state.output = (await callModel(context, this.options.model, messages)).content;
         return;
+      }
+      case "hook":
+        await context.runHookCommand(`step ${index}`, step.command, step.timeoutMs);
+        return;
+      case "shell": {
+        const result = await runShellTool(
+          {
+            command: step.command,
+            timeoutMs: step.timeoutMs,
+            allowFailure: step.allowFailure,
+            origin: { index },
+          },
+          context,
+          // Results of client tools are available to later steps.
+          { ...this.options.shellEnv(context), OAH_TOOL_RESULTS: JSON.stringify(state.toolResults) },
+          this.options,
+        );
+        if (result.failure) throw result.failure;
+        return;
+      }
     }
   }
 
@@ -65,60 +89,5 @@ export class ScriptExecutor implements Executor {
     const stepId = await context.journal.startStep("tool", name);
     if (stepId !== null) await context.journal.finishStep(stepId, { status: "completed", output: result });
     return result;
-  }
-
-  private async shell(
-    step: ShellStep,
-    index: number,
-    context: ExecutionContext,
-    state: ScriptState,
-  ): Promise<void> {
-    const { journal } = context;
-    const stepId = await journal.startStep("tool", "shell");
-    await journal.event("tool.started", { stepId, index, tool: "shell", command: step.command });
-    const result = await runShell(step.command, {
-      cwd: context.workspaceDir,
-      // Results of client tools are available to later steps.
-      env: { ...this.options.shellEnv(context), OAH_TOOL_RESULTS: JSON.stringify(state.toolResults) },
-      timeoutMs: step.timeoutMs ?? this.options.toolTimeoutMs,
-      signal: context.signal,
-      maxOutputBytes: this.options.maxOutputBytes,
-      killGraceMs: this.options.killGraceMs,
-    });
-    const record = {
-      command: step.command,
-      exitCode: result.exitCode,
-      signal: result.signal,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      truncatedBytes: result.truncatedBytes,
-      durationMs: result.durationMs,
-    };
-    const failure = result.timedOut
-      ? new RunFailure("tool_timed_out", `shell step ${index} timed out`)
-      : result.aborted
-        ? null // the run is ending for another reason, which the worker records
-        : result.exitCode !== 0 && !step.allowFailure
-          ? new RunFailure(
-              "tool_failed",
-              `shell step ${index} exited with ${result.exitCode ?? result.signal}`,
-            )
-          : null;
-    const failed = failure !== null || result.aborted;
-    if (stepId !== null) {
-      await journal.finishStep(stepId, {
-        status: failed ? "failed" : "completed",
-        output: record,
-        ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}),
-      });
-    }
-    await journal.event(failed ? "tool.failed" : "tool.completed", {
-      stepId,
-      index,
-      tool: "shell",
-      exitCode: result.exitCode,
-      ...(failure ? { errorCode: failure.code } : {}),
-    });
-    if (failure) throw failure;
   }
 }

@@ -1,0 +1,250 @@
+import { join } from "node:path";
+import type { RunEvent } from "@oah/contract";
+import {
+  eventTypes,
+  type FakeModel,
+  getRun,
+  isTerminal,
+  processesIn,
+  startFakeModel,
+  submit,
+  waitFor,
+  waitForRun,
+} from "@oah/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiUnderTest, startApi } from "./support";
+
+async function events(t: ApiUnderTest, runId: string): Promise<RunEvent[]> {
+  return (await t.client.get<{ items: RunEvent[] }>(`/api/v1/runs/${runId}/events`)).body.items;
+}
+
+async function steps(t: ApiUnderTest, runId: string) {
+  return (
+    await t.client.get<{
+      items: { kind: string; name: string; status: string; errorCode: string | null; output: any }[];
+    }>(`/api/v1/runs/${runId}/steps`)
+  ).body.items;
+}
+
+describe("executors: shell, model, agent, hooks", () => {
+  let model: FakeModel;
+  let t: ApiUnderTest;
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    t = await startApi("sqlite", {
+      OAH_MODEL_BASE_URL: model.url,
+      OAH_MODEL_NAME: "fake-1",
+      OAH_MODEL_API_KEY: "sk-test-secret",
+      OAH_MODEL_TIMEOUT_MS: "700",
+      OAH_HOOKS: JSON.stringify([
+        {
+          name: "slow start",
+          on: "run.started",
+          command: "case $OAH_SESSION_ID in hooks*) sleep 30;; esac",
+          timeoutMs: 300,
+        },
+        { name: "audit", on: "tool.after", command: "case $OAH_SESSION_ID in hooks*) exit 1;; esac" },
+      ]),
+    });
+  });
+  afterAll(async () => {
+    await t?.dispose();
+    await model?.close();
+  });
+
+  const workspace = (id: string) => join(t.place.dataDir, ".openharness", "workspaces", id);
+
+  it("cancels a shell step that started a grandchild within 2 s, and leaves no process of it behind", async () => {
+    const run = await submit(
+      t.client,
+      "grandchild",
+      [{ type: "shell", command: "sh -c 'sleep 100 & sleep 100'" }],
+      {
+        workspaceId: "grandchild",
+      },
+    );
+    await waitFor("the step's processes", async () => processesIn(workspace("grandchild")).length >= 3);
+    const asked = Date.now();
+    await t.client.post(`/api/v1/runs/${run.id}/cancel`);
+    const ended = await waitForRun(t.client, run.id, isTerminal, 5_000);
+    expect(Date.now() - asked).toBeLessThan(2_000);
+    expect(ended.status).toBe("cancelled");
+    expect(processesIn(workspace("grandchild"))).toEqual([]);
+  });
+
+  it("answers a model step from the model, with token counts in its events, and the key sent", async () => {
+    model.reply({
+      content: "Hello from the model",
+      usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 },
+    });
+    const run = await submit(t.client, "model-step", [
+      { type: "model", prompt: "Say hello", system: "be brief" },
+    ]);
+    const done = await waitForRun(t.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "completed", output: "Hello from the model" });
+    const request = model.requests.at(-1)!;
+    expect(request.body).toMatchObject({
+      model: "fake-1",
+      messages: [
+        { role: "system", content: "be brief" },
+        { role: "user", content: "Say hello" },
+      ],
+    });
+    expect(request.headers.authorization).toBe("Bearer sk-test-secret");
+    const completed = (await events(t, run.id)).find((e) => e.type === "model.completed")!;
+    expect(completed.data).toMatchObject({
+      promptTokens: 11,
+      completionTokens: 5,
+      totalTokens: 16,
+      finishReason: "stop",
+    });
+  });
+
+  it("fails a model call that stalls with model_timed_out", async () => {
+    model.reply({ content: "never finished", stall: true });
+    const run = await submit(t.client, "model-stall", [{ type: "model", prompt: "slow" }]);
+    const done = await waitForRun(t.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "failed", errorCode: "model_timed_out" });
+    expect(await eventTypes(t.client, run.id)).toEqual([
+      "run.queued",
+      "run.started",
+      "model.started",
+      "model.failed",
+      "run.failed",
+    ]);
+  });
+
+  it("fails a model call the endpoint refuses with model_failed", async () => {
+    model.reply({ status: 500 });
+    const run = await submit(t.client, "model-500", [{ type: "model", prompt: "x" }]);
+    expect(await waitForRun(t.client, run.id, isTerminal)).toMatchObject({
+      status: "failed",
+      errorCode: "model_failed",
+    });
+  });
+
+  it("closes the model's HTTP request when the run is cancelled mid-stream", async () => {
+    model.reply({ content: "streaming forever", stall: true });
+    const run = await submit(t.client, "model-cancel", [{ type: "model", prompt: "x" }], {
+      timeoutMs: 60_000,
+    });
+    await waitFor("the model call", async () =>
+      (await eventTypes(t.client, run.id)).includes("model.started"),
+    );
+    const request = model.requests.at(-1)!;
+    await t.client.post(`/api/v1/runs/${run.id}/cancel`);
+    expect((await waitForRun(t.client, run.id, isTerminal, 5_000)).status).toBe("cancelled");
+    await request.closedEarly;
+  });
+
+  it("runs an agent turn that calls the shell tool and answers; the next turn carries the conversation", async () => {
+    model.reply(
+      { toolCalls: [{ id: "call_1", name: "shell", arguments: { command: "echo from-the-shell" } }] },
+      {
+        content: "The shell said from-the-shell",
+        usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 },
+      },
+    );
+    const first = await submit(t.client, "agent-1", [], {});
+    await waitForRun(t.client, first.id, isTerminal);
+    const run = (
+      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-1/runs", {
+        executor: "agent",
+        input: { prompt: "What does the shell say?", system: "You run commands.", tools: { shell: true } },
+      })
+    ).body.run;
+    const done = await waitForRun(t.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "completed", output: { answer: "The shell said from-the-shell" } });
+    const second = model.requests.at(-1)!.body;
+    expect(second.messages.at(-1)).toMatchObject({ role: "tool" });
+    expect(JSON.parse(second.messages.at(-1)!.content!)).toMatchObject({
+      exitCode: 0,
+      stdout: "from-the-shell\n",
+    });
+    expect(model.requests.at(-2)!.body.tools).toMatchObject([
+      { type: "function", function: { name: "shell" } },
+    ]);
+    expect(await eventTypes(t.client, run.id)).toEqual([
+      "run.queued",
+      "run.started",
+      "model.started",
+      "model.completed",
+      "tool.started",
+      "tool.completed",
+      "model.started",
+      "model.completed",
+      "run.completed",
+    ]);
+
+    model.reply({ content: "Still here." });
+    const next = (
+      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-1/runs", {
+        executor: "agent",
+        input: { prompt: "And now?" },
+      })
+    ).body.run;
+    expect((await waitForRun(t.client, next.id, isTerminal)).status).toBe("completed");
+    const history = model.requests.at(-1)!.body.messages.map((m) => [m.role, m.content]);
+    expect(history).toEqual([
+      ["system", "You run commands."],
+      ["user", "What does the shell say?"],
+      ["assistant", null],
+      ["tool", expect.stringContaining("from-the-shell")],
+      ["assistant", "The shell said from-the-shell"],
+      ["user", "And now?"],
+    ]);
+  });
+
+  it("puts an agent run into waiting_tool for a client tool until its result is posted", async () => {
+    model.reply(
+      { toolCalls: [{ id: "call_9", name: "approve", arguments: { amount: 42 } }] },
+      { content: "Approved, thanks." },
+    );
+    const run = (
+      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-client/runs", {
+        executor: "agent",
+        input: { prompt: "Pay 42", tools: { client: [{ name: "approve", description: "Ask the user" }] } },
+      })
+    ).body.run;
+    const waiting = await waitForRun(t.client, run.id, (r) => r.status === "waiting_tool");
+    expect(waiting.waitingTool).toBe("approve");
+    const posted = await t.client.post(`/api/v1/runs/${run.id}/tool-results`, {
+      name: "approve",
+      output: { ok: true },
+    });
+    expect(posted.status).toBe(202);
+    const done = await waitForRun(t.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "completed", output: { answer: "Approved, thanks." } });
+    const toolMessage = model.requests.at(-1)!.body.messages.at(-1)!;
+    expect(toolMessage).toMatchObject({ role: "tool", content: '{"ok":true}' });
+  });
+
+  it("records a hook that hangs as a notice after its timeout, and the run still completes", async () => {
+    const run = await submit(t.client, "hooks-1", [
+      { type: "hook", command: "exit 3" },
+      { type: "shell", command: "true" },
+      { type: "output", value: "went on" },
+    ]);
+    const done = await waitForRun(t.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "completed", output: "went on" });
+    const notices = (await events(t, run.id)).filter((e) => e.type === "hook.notice");
+    expect(notices.map((n) => n.data)).toEqual([
+      expect.objectContaining({
+        hook: "slow start",
+        event: "run.started",
+        errorCode: "hook_execution_failed",
+      }),
+      expect.objectContaining({ hook: "step 0", event: "script", errorCode: "hook_execution_failed" }),
+      expect.objectContaining({ hook: "audit", event: "tool.after", errorCode: "hook_execution_failed" }),
+    ]);
+    expect(notices[0]!.data!.message).toMatch(/within 300 ms/);
+    const hookSteps = (await steps(t, run.id)).filter((s) => s.kind === "hook");
+    expect(hookSteps.map((s) => [s.name, s.status, s.errorCode])).toEqual([
+      ["slow start", "failed", "hook_execution_failed"],
+      ["step 0", "failed", "hook_execution_failed"],
+      ["audit", "failed", "hook_execution_failed"],
+    ]);
+    expect((await getRun(t.client, run.id)).errorCode).toBeNull();
+  });
+});

@@ -1,0 +1,89 @@
+import type { ExecutionContext } from "../executor";
+import { RunFailure } from "../executor";
+import { runShell } from "../shell";
+
+export interface ShellToolOptions {
+  /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
+  toolTimeoutMs: number;
+  maxOutputBytes: number;
+  killGraceMs: number;
+}
+
+export interface ShellCall {
+  command: string;
+  timeoutMs?: number;
+  /** A non-zero exit is not a failure of the call. */
+  allowFailure?: boolean;
+  /** Where the call comes from (a step index, a model's tool call id), for the record. */
+  origin: Record<string, unknown>;
+}
+
+export interface ShellToolResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  truncatedBytes: number;
+  durationMs: number;
+  /** Why the call failed: `tool_timed_out` or `tool_failed`; null when it did not (or the run was aborted). */
+  failure: RunFailure | null;
+}
+
+/**
+ * The shell tool (SPEC §6): one command in the run's workspace, with its record
+ * (a `tool` step, tool.started / completed / failed events) and the tool hooks
+ * around it. Whether a failure fails the run is the caller's call.
+ */
+export async function runShellTool(
+  call: ShellCall,
+  context: ExecutionContext,
+  env: NodeJS.ProcessEnv,
+  options: ShellToolOptions,
+): Promise<ShellToolResult> {
+  const { journal } = context;
+  await context.fireHook("tool.before", { tool: "shell", command: call.command, ...call.origin });
+  const stepId = await journal.startStep("tool", "shell");
+  await journal.event("tool.started", { stepId, tool: "shell", command: call.command, ...call.origin });
+  const limit = call.timeoutMs ?? options.toolTimeoutMs;
+  const result = await runShell(call.command, {
+    cwd: context.workspaceDir,
+    env,
+    timeoutMs: limit,
+    signal: context.signal,
+    maxOutputBytes: options.maxOutputBytes,
+    killGraceMs: options.killGraceMs,
+  });
+  const failure = result.timedOut
+    ? new RunFailure("tool_timed_out", `the shell command did not finish within ${limit} ms`)
+    : result.aborted
+      ? null // the run is ending for another reason, which the worker records
+      : result.exitCode !== 0 && !call.allowFailure
+        ? new RunFailure("tool_failed", `the shell command exited with ${result.exitCode ?? result.signal}`)
+        : null;
+  const failed = failure !== null || result.aborted;
+  const record = {
+    command: call.command,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    truncatedBytes: result.truncatedBytes,
+    durationMs: result.durationMs,
+  };
+  if (stepId !== null) {
+    await journal.finishStep(stepId, {
+      status: failed ? "failed" : "completed",
+      output: record,
+      ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}),
+    });
+  }
+  await journal.event(failed ? "tool.failed" : "tool.completed", {
+    stepId,
+    tool: "shell",
+    exitCode: result.exitCode,
+    ...call.origin,
+    ...(failure ? { errorCode: failure.code } : {}),
+  });
+  await context.fireHook("tool.after", { tool: "shell", exitCode: result.exitCode, ...call.origin });
+  return { ...record, failure };
+}
