@@ -21,7 +21,13 @@ async function events(t: ApiUnderTest, runId: string): Promise<RunEvent[]> {
 async function steps(t: ApiUnderTest, runId: string) {
   return (
     await t.client.get<{
-      items: { kind: string; name: string; status: string; errorCode: string | null; output: any }[];
+      items: {
+        kind: string;
+        name: string;
+        status: string;
+        errorCode: string | null;
+        output: Record<string, unknown>;
+      }[];
     }>(`/api/v1/runs/${runId}/steps`)
   ).body.items;
 }

@@ -81,11 +81,11 @@ class ReplyBuilder {
     }
     this.content += choice.delta?.content ?? "";
     for (const part of choice.delta?.tool_calls ?? []) {
-      const call = (this.calls[part.index] ??= {
-        id: "",
-        type: "function",
-        function: { name: "", arguments: "" },
-      });
+      let call = this.calls[part.index];
+      if (!call) {
+        call = { id: "", type: "function", function: { name: "", arguments: "" } };
+        this.calls[part.index] = call;
+      }
       if (part.id) call.id = part.id;
       if (part.function?.name) call.function.name += part.function.name;
       if (part.function?.arguments) call.function.arguments += part.function.arguments;
