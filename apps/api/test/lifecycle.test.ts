@@ -123,6 +123,25 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     });
   });
 
+  it("streams a running shell step's output into its step", async () => {
+    const run = await submit(t.client, `streamed-${kind}`, [
+      { type: "shell", command: "echo first; sleep 3; echo second" },
+    ]);
+    const partial = await waitFor("the first line in the running step", async () => {
+      const steps = await t.client.get<{ items: { status: string; output: { stdout?: string } | null }[] }>(
+        `/api/v1/runs/${run.id}/steps`,
+      );
+      const step = steps.body.items[0];
+      return step?.status === "running" && step.output?.stdout === "first\n" ? step : undefined;
+    });
+    expect(partial.status).toBe("running");
+    await waitForRun(t.client, run.id, isTerminal);
+    const steps = await t.client.get<{ items: { output: { stdout: string } }[] }>(
+      `/api/v1/runs/${run.id}/steps`,
+    );
+    expect(steps.body.items[0]!.output.stdout).toBe("first\nsecond\n");
+  });
+
   it("bounds what a shell step keeps of its output", async () => {
     const run = await submit(t.client, `big-output-${kind}`, [
       { type: "shell", command: "yes x | tr -d '\\n' | head -c 200000" },

@@ -19,6 +19,7 @@ function recordingJournal(): { journal: RunJournal; recorded: Recorded } {
       return true;
     },
     startStep: async (kind, name) => recorded.steps.push({ kind, name }) - 1,
+    updateStep: async () => true,
     finishStep: async (stepId, end) => {
       Object.assign(recorded.steps[stepId]!, end);
       return true;

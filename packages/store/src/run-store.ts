@@ -153,6 +153,8 @@ export interface RunStore {
   finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null>;
   appendEvent(claim: Claim, type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
   startStep(claim: Claim, step: StepStart): Promise<number | null>;
+  /** The output so far of a step still running (a shell command's output, streamed). */
+  updateStepOutput(claim: Claim, stepId: number, output: unknown): Promise<boolean>;
   finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean>;
 
   requestCancel(runId: string): Promise<CancelRequest>;

@@ -330,6 +330,12 @@ export class SqlRunStore implements RunStore {
     return row?.id ?? null;
   }
 
+  async updateStepOutput(claim: Claim, stepId: number, output: unknown): Promise<boolean> {
+    const changed = await this.db.run(sql`UPDATE run_steps SET output = ${this.db.json(output)}
+      WHERE id = ${stepId} AND run_id = ${claim.runId} AND status = 'running' AND ${this.owns(claim)}`);
+    return changed === 1;
+  }
+
   async finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean> {
     const changed =
       await this.db.run(sql`UPDATE run_steps SET status = ${end.status}, ended_at = ${this.now()},

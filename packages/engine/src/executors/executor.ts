@@ -5,6 +5,8 @@ import type { RunErrorCode, RunEventType, StepKind } from "@oah/core";
 export interface RunJournal {
   event(type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
   startStep(kind: StepKind, name: string): Promise<number | null>;
+  /** The output so far of a running step; best effort, for watching it live. */
+  updateStep(stepId: number, output: unknown): Promise<boolean>;
   finishStep(
     stepId: number,
     end: { status: "completed" | "failed"; output?: unknown; errorCode?: string; errorMessage?: string },

@@ -11,6 +11,9 @@ export interface ShellOptions {
   maxOutputBytes: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs: number;
+  /** Told the output kept so far, at most once per `progressEveryMs` while the command runs. */
+  onProgress?: (output: { stdout: string; stderr: string; truncatedBytes: number }) => void;
+  progressEveryMs?: number;
 }
 
 export interface ShellResult {
@@ -31,6 +34,10 @@ class BoundedOutput {
   dropped = 0;
 
   constructor(private readonly limit: number) {}
+
+  get size(): number {
+    return this.kept + this.dropped;
+  }
 
   push(chunk: Buffer): void {
     const room = this.limit - this.kept;
@@ -122,6 +129,19 @@ export async function runShell(command: string, options: ShellOptions): Promise<
     timedOut = true;
     stop();
   }, options.timeoutMs);
+  let reported = 0;
+  const progress = options.onProgress
+    ? setInterval(() => {
+        const kept = stdout.size + stderr.size;
+        if (kept === reported) return;
+        reported = kept;
+        options.onProgress?.({
+          stdout: stdout.text(),
+          stderr: stderr.text(),
+          truncatedBytes: stdout.dropped + stderr.dropped,
+        });
+      }, options.progressEveryMs ?? 1_000)
+    : undefined;
   options.signal.addEventListener("abort", stop, { once: true });
   if (options.signal.aborted) stop();
 
@@ -146,6 +166,7 @@ export async function runShell(command: string, options: ShellOptions): Promise<
     };
   } finally {
     clearTimeout(timer);
+    clearInterval(progress);
     options.signal.removeEventListener("abort", stop);
     child.stdout.destroy();
     child.stderr.destroy();

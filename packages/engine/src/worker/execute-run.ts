@@ -25,6 +25,8 @@ function journalFor(host: HostContext, run: Run, claim: Claim, controller: Abort
       if (stepId !== null) open.set(stepId, { kind, name, startedAt: Date.now() });
       return stepId;
     },
+    // Best effort, and no sign of fencing: the step may have ended meanwhile.
+    updateStep: (stepId, output) => host.store.updateStepOutput(claim, stepId, output),
     finishStep: async (stepId, end) => {
       const written = fenced(await host.store.finishStep(claim, stepId, end));
       const step = open.get(stepId);

@@ -52,6 +52,11 @@ export async function runShellTool(
     signal: context.signal,
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
+    // Streamed into the step while it runs, so that its output can be watched live.
+    onProgress:
+      stepId === null
+        ? undefined
+        : (partial) => void journal.updateStep(stepId, { command: call.command, ...partial }).catch(() => {}),
   });
   const failure = result.timedOut
     ? new RunFailure("tool_timed_out", `the shell command did not finish within ${limit} ms`)
