@@ -21,7 +21,7 @@ import type { RunSignalBus } from "./coordination/run-signal-bus";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import { HookRunner } from "./hooks/hook-runner";
-import type { EngineObservers, HostContext } from "./host";
+import { type EngineObservers, type HostContext, Settling } from "./host";
 import type { Logger } from "./logger";
 import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
 import { type RecoveryOptions, recoverRun, recoverStaleRuns } from "./recovery/recover-stale-runs";
@@ -84,6 +84,7 @@ export class RunEngine {
         new HookRunner({ hooks: [], timeoutMs: 1, maxOutputBytes: 0, killGraceMs: 0, env: () => ({}) }),
       workspaceRoot: options.workspaceRoot,
       finishRetryMs: options.recovery.staleAfterMs,
+      settling: new Settling(),
     };
     this.pool = options.pool ? new ElasticPool(this.host, options.pool) : null;
     this.heartbeat = new Heartbeat(this.host, options.heartbeatIntervalMs);
@@ -236,6 +237,7 @@ export class RunEngine {
       logger.warn({ runs: leftover.length }, "drain timed out; unfinished runs handed to recovery");
     }
     await this.pool?.stopped();
+    await this.host.settling.done();
     await this.heartbeat.stop();
     this.unsubscribeSignals?.();
     this.state = "stopped";

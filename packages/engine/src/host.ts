@@ -23,6 +23,20 @@ export interface EngineObservers {
   }): void;
 }
 
+/** Work a host has handed off and must see through before it stops (terminal writes, releases). */
+export class Settling {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  track(work: Promise<unknown>): void {
+    const settled = work.catch(() => {}).finally(() => this.pending.delete(settled));
+    this.pending.add(settled);
+  }
+
+  async done(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+}
+
 /** What the workers of one host share. */
 export interface HostContext {
   hostId: string;
@@ -36,6 +50,7 @@ export interface HostContext {
   hooks: HookRunner;
   /** Shell steps run in `<workspaceRoot>/<workspaceId>`. */
   workspaceRoot: string;
+  settling: Settling;
   /** How long to keep retrying a terminal write while the store is unreachable. */
   finishRetryMs: number;
 }

@@ -45,6 +45,16 @@ import type {
   ToolResultTake,
 } from "./run-store";
 import { encodeJson, Rollback, type SqlClient } from "./sql/client";
+import {
+  endEvent,
+  type FinishTransition,
+  finishStatement,
+  type StartTransition,
+  startData,
+  startStatement,
+  type Transition,
+  transitionStatement,
+} from "./transitions";
 
 const columns = sql.raw(RUN_COLUMNS);
 
@@ -66,12 +76,7 @@ export interface SqlRunStoreOptions {
 /** The RunStore over PostgreSQL or SQLite: one set of queries, rendered by the client's dialect. */
 export class SqlRunStore implements RunStore {
   private readonly now: () => number;
-  private readonly starts = new GroupCommit((batch: { claim: Claim; workerId: string }[]) =>
-    this.startRuns(batch),
-  );
-  private readonly finishes = new GroupCommit((batch: { claim: Claim; outcome: RunOutcome }[]) =>
-    this.finishRuns(batch),
-  );
+  private readonly transitions = new GroupCommit((batch: Transition[]) => this.writeTransitions(batch));
 
   constructor(
     private readonly db: SqlClient,
@@ -190,56 +195,56 @@ export class SqlRunStore implements RunStore {
   }
 
   startRun(claim: Claim, workerId: string): Promise<StartResult> {
-    return this.starts.submit({ claim, workerId });
+    return this.transitions.submit({ kind: "start", claim, workerId }) as Promise<StartResult>;
   }
 
-  /** Starts a batch of runs in one transaction (group commit of concurrent starts). */
-  private async startRuns(batch: { claim: Claim; workerId: string }[]): Promise<StartResult[]> {
+  finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+    return this.transitions.submit({ kind: "finish", claim, outcome }) as Promise<Run | null>;
+  }
+
+  /**
+   * Starts and ends of runs, written together: every call that arrives while a
+   * write is in flight goes into the next one (group commit), so that a busy host
+   * pays one commit for many transitions, each with its event.
+   */
+  private async writeTransitions(batch: Transition[]): Promise<(StartResult | Run | null)[]> {
     const now = this.now();
-    const values = sql.join(
-      batch.map(({ claim, workerId }) => sql`(${claim.runId}, ${claim.token}, ${workerId})`),
-      sql`, `,
-    );
-    return this.db.transaction(async (tx) => {
-      // Only the first unfinished run of a session may start: the store itself keeps each
-      // session serial and in order, whatever a queue or a lock may have got wrong.
-      const rows = await tx.all<RunRow>(sql`
-        UPDATE runs SET status = 'running', started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
-          worker_id = v.column3, claim_token = v.column2, attempt = attempt + 1, updated_at = ${now}
-        FROM (VALUES ${values}) AS v
-        WHERE runs.id = v.column1 AND runs.status = 'queued' AND NOT EXISTS (
-          SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
-            AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
-        RETURNING ${columns}`);
-      const started = new Map(rows.map((r) => [r.id, r]));
-      if (rows.length > 0) {
-        await this.insertEvents(
-          tx,
-          rows.map((r) => ({
-            runId: r.id,
-            type: "run.started",
-            data: { workerId: r.worker_id, attempt: r.attempt },
-          })),
-          now,
-        );
+    const finishes = batch.filter((t): t is FinishTransition => t.kind === "finish");
+    const starts = batch.filter((t): t is StartTransition => t.kind === "start");
+    const rows =
+      this.db.dialect === "postgres"
+        ? await this.db.all<RunRow & { op: "start" | "finish" }>(
+            transitionStatement(this.db, finishes, starts, now),
+          )
+        : await this.db.transaction(async (tx) => {
+            const ended = finishes.length > 0 ? await tx.all<RunRow>(finishStatement(tx, finishes, now)) : [];
+            const started = starts.length > 0 ? await tx.all<RunRow>(startStatement(starts, now)) : [];
+            const events = [
+              ...ended.map((r) => endEvent(r)),
+              ...started.map((r) => ({ runId: r.id, type: "run.started" as const, data: startData(r) })),
+            ];
+            if (events.length > 0) await this.insertEvents(tx, events, now);
+            return [
+              ...ended.map((r) => ({ ...r, op: "finish" as const })),
+              ...started.map((r) => ({ ...r, op: "start" as const })),
+            ];
+          });
+    const ended = new Map(rows.filter((r) => r.op === "finish").map((r) => [r.id, r]));
+    const started = new Map(rows.filter((r) => r.op === "start").map((r) => [r.id, r]));
+    // A start refused: blocked behind an earlier unfinished run, or gone (cancelled, finished, unknown).
+    const missed = starts.filter((t) => !started.has(t.claim.runId)).map((t) => t.claim.runId);
+    const statuses = missed.length > 0 ? await this.statusesOf(missed) : new Map<string, RunStatus>();
+    return batch.map((t) => {
+      if (t.kind === "finish") {
+        const row = ended.get(t.claim.runId);
+        return row ? this.run(row) : null;
       }
-      const others = batch.filter((b) => !started.has(b.claim.runId)).map((b) => b.claim.runId);
-      const statuses = new Map<string, RunStatus>();
-      if (others.length > 0) {
-        const found = await tx.all<{ id: string; status: RunStatus }>(
-          sql`SELECT id, status FROM runs WHERE id IN (${sql.join(
-            others.map((id) => sql`${id}`),
-            sql`, `,
-          )})`,
-        );
-        for (const f of found) statuses.set(f.id, f.status);
-      }
-      return batch.map(({ claim }): StartResult => {
-        const row = started.get(claim.runId);
-        if (row) return { kind: "started", run: this.run(row) };
-        const status = statuses.get(claim.runId) ?? null;
-        return status === "queued" ? { kind: "blocked" } : { kind: "gone", status };
-      });
+      const row = started.get(t.claim.runId);
+      if (row) return { kind: "started", run: this.run(row) } satisfies StartResult;
+      const status = statuses.get(t.claim.runId) ?? null;
+      return status === "queued"
+        ? ({ kind: "blocked" } satisfies StartResult)
+        : ({ kind: "gone", status } satisfies StartResult);
     });
   }
 
@@ -265,48 +270,6 @@ export class SqlRunStore implements RunStore {
       cancelRequested: rows.filter((r) => r.cancel_requested_at !== null).map((r) => r.id),
       toolResultReady: rows.filter((r) => Boolean(r.has_tool_result)).map((r) => r.id),
     };
-  }
-
-  finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
-    return this.finishes.submit({ claim, outcome });
-  }
-
-  /** Ends a batch of runs in one transaction (group commit of concurrent ends); null where fenced out. */
-  private async finishRuns(batch: { claim: Claim; outcome: RunOutcome }[]): Promise<(Run | null)[]> {
-    const now = this.now();
-    const values = sql.join(
-      batch.map(
-        ({ claim, outcome }) =>
-          sql`(${claim.runId}, ${claim.token}, ${outcome.status}, ${outcome.output === undefined ? null : encodeJson(outcome.output)},
-            ${outcome.errorCode ?? null}, ${outcome.errorMessage ?? null})`,
-      ),
-      sql`, `,
-    );
-    return this.db.transaction(async (tx) => {
-      // Every terminal status is reached from an active one (SPEC §4), by the claim that started it.
-      const rows = await tx.all<RunRow>(sql`
-        UPDATE runs SET status = v.column3, output = ${tx.asJson(sql`v.column4`)}, error_code = v.column5,
-          error_message = v.column6, ended_at = ${now}, updated_at = ${now}
-        FROM (VALUES ${values}) AS v
-        WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND runs.status IN (${ACTIVE})
-        RETURNING ${columns}`);
-      if (rows.length > 0) {
-        await this.insertEvents(
-          tx,
-          rows.map((r) => ({
-            runId: r.id,
-            type: TERMINAL_EVENT[r.status as TerminalStatus],
-            data: r.error_code ? { errorCode: r.error_code, errorMessage: r.error_message } : undefined,
-          })),
-          now,
-        );
-      }
-      const ended = new Map(rows.map((r) => [r.id, r]));
-      return batch.map(({ claim }) => {
-        const row = ended.get(claim.runId);
-        return row ? this.run(row) : null;
-      });
-    });
   }
 
   /** The fence every execution write passes: the run is still active and still this claim's. */

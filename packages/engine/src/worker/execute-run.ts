@@ -97,8 +97,17 @@ async function finish(host: HostContext, claim: Claim, outcome: RunOutcome): Pro
   }
 }
 
-/** Executes a started run to its end and records how it ended (unless fenced out or shut down). */
-export async function executeRun(host: HostContext, run: Run, claim: Claim): Promise<void> {
+/**
+ * Executes a started run to its end and records how it ended (unless fenced out
+ * or shut down). `executed` is called as soon as the executor is done: the slot
+ * is free then, while the hooks after the run and the terminal write go on.
+ */
+export async function executeRun(
+  host: HostContext,
+  run: Run,
+  claim: Claim,
+  executed: () => void,
+): Promise<void> {
   const controller = new AbortController();
   const { signal } = controller;
   host.active.add({ claim, sessionId: run.sessionId, controller });
@@ -129,6 +138,7 @@ export async function executeRun(host: HostContext, run: Run, claim: Claim): Pro
     settled = { ok: false, error };
   } finally {
     clearTimeout(timer);
+    executed();
   }
   // Hooks after the run are not cut short by its cancel or timeout; a fenced run writes nothing more.
   const abort = abortReasonOf(signal);

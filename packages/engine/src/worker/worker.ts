@@ -86,12 +86,29 @@ export class Worker {
       await queue.release(sessionId, token, { putBack: entry, ready: false });
       return;
     }
-    if (start.kind === "started") {
-      const queueWaitMs = Date.now() - entry.enqueuedAt;
-      this.onStarted(queueWaitMs);
-      this.host.observers.runStarted?.({ run: start.run, queueWaitMs });
-      await executeRun(this.host, start.run, { runId: entry.runId, token });
+    if (start.kind !== "started") {
+      await queue.release(sessionId, token);
+      return;
     }
-    await queue.release(sessionId, token);
+    const queueWaitMs = Date.now() - entry.enqueuedAt;
+    this.onStarted(queueWaitMs);
+    this.host.observers.runStarted?.({ run: start.run, queueWaitMs });
+    // The slot is free once the executor is done; the terminal write and the release of the
+    // session (which must follow it) settle in the background, in the same group commit as
+    // the next runs' starts, while this worker claims its next session.
+    let executed!: () => void;
+    const done = new Promise<void>((resolve) => {
+      executed = resolve;
+    });
+    this.host.settling.track(
+      executeRun(this.host, start.run, { runId: entry.runId, token }, executed).finally(() =>
+        queue
+          .release(sessionId, token)
+          .catch((error: unknown) =>
+            logger.warn({ err: error, sessionId }, "could not release a session; its lock will expire"),
+          ),
+      ),
+    );
+    await done;
   }
 }

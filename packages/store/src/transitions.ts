@@ -1,0 +1,103 @@
+import { ACTIVE_STATUSES, type RunEventType, TERMINAL_EVENT, type TerminalStatus } from "@oah/core";
+import { type SQL, sql } from "drizzle-orm";
+import { RUN_COLUMNS, type RunRow } from "./rows";
+import type { Claim, RunOutcome } from "./run-store";
+import { encodeJson, type SqlClient } from "./sql/client";
+
+export interface StartTransition {
+  kind: "start";
+  claim: Claim;
+  workerId: string;
+}
+
+export interface FinishTransition {
+  kind: "finish";
+  claim: Claim;
+  outcome: RunOutcome;
+}
+
+export type Transition = StartTransition | FinishTransition;
+
+const columns = sql.raw(RUN_COLUMNS);
+const literal = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+const ACTIVE = literal(ACTIVE_STATUSES);
+const UNFINISHED = literal(["queued", ...ACTIVE_STATUSES]);
+
+/**
+ * Ends runs: every terminal status is reached from an active one (SPEC §4), and
+ * only by the claim that started the run.
+ */
+export function finishStatement(db: SqlClient, finishes: FinishTransition[], now: number): SQL {
+  const values = sql.join(
+    finishes.map(
+      ({ claim, outcome }) =>
+        sql`(${claim.runId}, ${claim.token}, ${outcome.status}, ${outcome.output === undefined ? null : encodeJson(outcome.output)},
+          ${outcome.errorCode ?? null}, ${outcome.errorMessage ?? null})`,
+    ),
+    sql`, `,
+  );
+  return sql`UPDATE runs SET status = v.column3, output = ${db.asJson(sql`v.column4`)}, error_code = v.column5,
+      error_message = v.column6, ended_at = ${now}, updated_at = ${now}
+    FROM (VALUES ${values}) AS v
+    WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND runs.status IN (${ACTIVE})
+    RETURNING ${columns}`;
+}
+
+/**
+ * Starts runs. Only the first unfinished run of a session may start: the store
+ * itself keeps each session serial and in order, whatever a queue or a lock may
+ * have got wrong; and only from `queued`, so never twice at once.
+ */
+export function startStatement(starts: StartTransition[], now: number): SQL {
+  const values = sql.join(
+    starts.map(({ claim, workerId }) => sql`(${claim.runId}, ${claim.token}, ${workerId})`),
+    sql`, `,
+  );
+  return sql`UPDATE runs SET status = 'running', started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
+      worker_id = v.column3, claim_token = v.column2, attempt = attempt + 1, updated_at = ${now}
+    FROM (VALUES ${values}) AS v
+    WHERE runs.id = v.column1 AND runs.status = 'queued' AND NOT EXISTS (
+      SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
+        AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
+    RETURNING ${columns}`;
+}
+
+export const startData = (row: RunRow) => ({ workerId: row.worker_id, attempt: row.attempt });
+
+export function endEvent(row: RunRow): {
+  runId: string;
+  type: RunEventType;
+  data: Record<string, unknown> | undefined;
+} {
+  return {
+    runId: row.id,
+    type: TERMINAL_EVENT[row.status as TerminalStatus],
+    data: row.error_code ? { errorCode: row.error_code, errorMessage: row.error_message } : undefined,
+  };
+}
+
+/**
+ * PostgreSQL: the ends, the starts and their events in one statement (data-modifying
+ * CTEs), so a batch costs one round trip and one commit. The two updates never
+ * touch the same run: a session's next run is claimed only after its previous run ended.
+ */
+export function transitionStatement(
+  db: SqlClient,
+  finishes: FinishTransition[],
+  starts: StartTransition[],
+  now: number,
+): SQL {
+  const none = sql`SELECT ${columns} FROM runs WHERE false`;
+  const fin = finishes.length > 0 ? finishStatement(db, finishes, now) : none;
+  const st = starts.length > 0 ? startStatement(starts, now) : none;
+  return sql`WITH fin AS (${fin}), st AS (${st}), ev AS (
+      INSERT INTO run_events (run_id, type, at, data)
+      SELECT id, 'run.' || status, CAST(${now} AS bigint),
+        CASE WHEN error_code IS NULL THEN NULL
+          ELSE jsonb_build_object('errorCode', error_code, 'errorMessage', error_message) END
+      FROM fin
+      UNION ALL
+      SELECT id, 'run.started', CAST(${now} AS bigint), jsonb_build_object('workerId', worker_id, 'attempt', attempt)
+      FROM st)
+    SELECT 'finish' AS op, fin.* FROM fin UNION ALL SELECT 'start' AS op, st.* FROM st`;
+}
