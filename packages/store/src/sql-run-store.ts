@@ -10,8 +10,6 @@ import {
   type RunStatus,
   recordManualRequeue,
   recordRecovery,
-  TERMINAL_EVENT,
-  type TerminalStatus,
 } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { GroupCommit } from "./group-commit";
@@ -44,7 +42,7 @@ import type {
   ToolResultDelivery,
   ToolResultTake,
 } from "./run-store";
-import { encodeJson, Rollback, type SqlClient } from "./sql/client";
+import { Rollback, type SqlClient } from "./sql/client";
 import {
   endEvent,
   type FinishTransition,
