@@ -1,10 +1,29 @@
-// `npm start`: build what is out of date, then run oah-api in the foreground.
-// The console (apps/web) joins here once it exists.
+// `npm start`: build what is out of date, then run oah-api and the console (apps/web) together,
+// print both URLs, forward SIGINT/SIGTERM to both, and stop both when either stops.
+//
+// Arguments go to oah-api (`npm start -- --port 9000`). The console listens on OAH_WEB_PORT
+// (default 3000) of OAH_WEB_HOST (default 127.0.0.1) and reaches the API at OAH_API_URL, by default
+// the address oah-api reports once it listens.
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" };
+const webPort = env.OAH_WEB_PORT?.trim() || "3000";
+const webHost = env.OAH_WEB_HOST?.trim() || "127.0.0.1";
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+if (!/^\d+$/.test(webPort) || Number(webPort) > 65535) {
+  console.error(`OAH_WEB_PORT must be a port number, got "${webPort}"`);
+  process.exit(1);
+}
+if (!LOOPBACK.has(webHost) && !env.OAH_API_TOKEN?.trim()) {
+  // As oah-api does: a console reachable from other machines must ask for the token.
+  console.error(
+    `OAH_WEB_HOST=${webHost} is not a loopback address: set OAH_API_TOKEN so that the console asks for it`,
+  );
+  process.exit(1);
+}
 
 const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
   cwd: root,
@@ -13,10 +32,87 @@ const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-o
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+/** @type {Map<string, import("node:child_process").ChildProcess>} */
+const children = new Map();
+let stopping = false;
+let exitCode = 0;
+
+function stopAll(signal = "SIGTERM") {
+  for (const child of children.values()) {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  }
+}
+
+function track(name, child) {
+  children.set(name, child);
+  child.on("exit", (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      // One of the two went away by itself: take the other down too, and report the failure.
+      stopping = true;
+      exitCode = code ?? (signal ? 1 : 0);
+      if (exitCode === 0 && children.size > 0) exitCode = 1;
+      console.error(`\n${name} exited (${signal ?? code}); stopping the rest`);
+      stopAll();
+    }
+    if (children.size === 0) process.exit(exitCode);
+  });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopping = true;
+    stopAll(signal);
+  });
+}
+
+/** Copies a child's output through, and resolves with the first match of `pattern` in it. */
+function watch(child, pattern) {
+  return new Promise((resolve) => {
+    let seen = "";
+    let found = false;
+    const onData = (stream) => (chunk) => {
+      stream.write(chunk);
+      if (found) return;
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match) {
+        found = true;
+        resolve(match);
+      }
+      if (seen.length > 65_536) seen = seen.slice(-4096);
+    };
+    child.stdout.on("data", onData(process.stdout));
+    child.stderr.on("data", onData(process.stderr));
+  });
+}
+
 const api = spawn(process.execPath, ["apps/api/bin/oah-api.js", ...process.argv.slice(2)], {
   cwd: root,
-  stdio: "inherit",
+  stdio: ["inherit", "pipe", "pipe"],
   env,
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => api.kill(signal));
-api.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+track("oah-api", api);
+const listening = await watch(api, /listening on (http:\/\/\S+)/);
+const apiListening = listening[1].replace(/\/$/, "");
+// An API bound to every interface is reached over loopback.
+const apiUrl =
+  env.OAH_API_URL?.trim() || apiListening.replace(/\/\/(0\.0\.0\.0|\[::\])(?=[:/]|$)/, "//127.0.0.1");
+
+const web = spawn(
+  process.execPath,
+  [`${root}node_modules/next/dist/bin/next`, "start", "--port", webPort, "--hostname", webHost],
+  { cwd: `${root}apps/web`, stdio: ["inherit", "pipe", "pipe"], env: { ...env, OAH_API_URL: apiUrl } },
+);
+track("console", web);
+await watch(web, /Ready in|started server|Local:/i);
+
+const shownHost = webHost.includes(":") && !webHost.startsWith("[") ? `[${webHost}]` : webHost;
+console.log(
+  [
+    "",
+    `  oah-api   ${apiListening}`,
+    `  console   http://${shownHost}:${webPort}${env.OAH_API_TOKEN?.trim() ? "   (sign in with OAH_API_TOKEN)" : ""}`,
+    "",
+  ].join("\n"),
+);

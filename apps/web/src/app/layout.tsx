@@ -1,0 +1,52 @@
+import type { Metadata, Viewport } from "next";
+import Link from "next/link";
+import { connection } from "next/server";
+import type { ReactNode } from "react";
+import { tokenRequired } from "@/lib/server-config";
+import { Providers } from "./providers";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "oah console", template: "%s · oah console" },
+  description: "Runs, recovery and the worker pool of oah",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Rendered per request: whether a sign-in is needed is read from the environment at run time.
+  await connection();
+  const signedInMode = tokenRequired();
+  return (
+    <html lang="en">
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="topbar">
+          <Link href="/storage" className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◆
+            </span>{" "}
+            oah <span className="muted">console</span>
+          </Link>
+          <nav aria-label="Main" className="topnav">
+            <Link href="/storage">Storage</Link>
+            <Link href="/storage#pool">Pool</Link>
+          </nav>
+          <div className="spacer" />
+          {signedInMode ? (
+            <form method="post" action="/api/auth/sign-out">
+              <button type="submit" className="btn btn-small btn-ghost">
+                Sign out
+              </button>
+            </form>
+          ) : null}
+        </header>
+        <Providers>
+          <main id="main">{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

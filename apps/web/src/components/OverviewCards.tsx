@@ -1,0 +1,216 @@
+"use client";
+
+import type { StorageOverview } from "@oah/contract";
+import { RECOVERY_STATES, RUN_STATUSES } from "@/lib/constants";
+import { EMPTY_FILTERS, type RunFilters } from "@/lib/filters";
+import { Time } from "./Time";
+
+type Apply = (filters: Partial<RunFilters>) => void;
+
+function same<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((v) => b.includes(v));
+}
+
+/** Only this one filter is set (besides the page size). */
+function only(current: RunFilters, wanted: Partial<RunFilters>): boolean {
+  const merged = { ...EMPTY_FILTERS, ...wanted, limit: current.limit };
+  return (
+    same(current.status, merged.status) &&
+    same(current.errorCode, merged.errorCode) &&
+    same(current.recoveryState, merged.recoveryState) &&
+    current.sessionId === merged.sessionId &&
+    current.workspaceId === merged.workspaceId &&
+    current.runId === merged.runId
+  );
+}
+
+function Card({
+  label,
+  count,
+  className,
+  filter,
+  current,
+  onApply,
+  testId,
+  hint,
+}: {
+  label: string;
+  count: number | undefined;
+  className: string;
+  filter: Partial<RunFilters>;
+  current: RunFilters;
+  onApply: Apply;
+  testId: string;
+  hint: string;
+}) {
+  return (
+    <button
+      type="button"
+      className={`card ${className}`}
+      aria-pressed={only(current, filter)}
+      data-testid={testId}
+      title={hint}
+      onClick={() => onApply(filter)}
+    >
+      <span className="card-label">{label}</span>
+      <span className="card-count" data-count={count ?? ""}>
+        {count === undefined ? "…" : count.toLocaleString("en-US")}
+      </span>
+    </button>
+  );
+}
+
+export function OverviewCards({
+  overview,
+  filters,
+  onApply,
+}: {
+  overview: StorageOverview | undefined;
+  filters: RunFilters;
+  onApply: Apply;
+}) {
+  const recovery = overview?.recovery;
+  const total = overview ? Object.values(overview.statusCounts).reduce((a, b) => a + b, 0) : undefined;
+  return (
+    <section className="overview" aria-label="Overview">
+      <div className="overview-group">
+        <h2 className="group-title">
+          Runs by status{" "}
+          <span className="muted">
+            {total === undefined ? "" : `· ${total.toLocaleString("en-US")} in all`}
+          </span>
+        </h2>
+        <div className="cards">
+          {RUN_STATUSES.map((status) => (
+            <Card
+              key={status}
+              label={status}
+              count={overview?.statusCounts[status]}
+              className={`status-card status-${status}`}
+              filter={{ status: [status] }}
+              current={filters}
+              onApply={onApply}
+              testId={`overview-status-${status}`}
+              hint={`Show ${status} runs`}
+            />
+          ))}
+        </div>
+        {overview && total ? (
+          <div
+            className="status-bar"
+            role="img"
+            aria-label={`Share of runs by status: ${RUN_STATUSES.map((s) => `${s} ${overview.statusCounts[s]}`).join(", ")}`}
+          >
+            {RUN_STATUSES.filter((s) => overview.statusCounts[s] > 0).map((s) => (
+              <span
+                key={s}
+                className={`status-${s}`}
+                style={{ flex: `${overview.statusCounts[s]} 1 0` }}
+                title={`${s}: ${overview.statusCounts[s].toLocaleString("en-US")} (${((100 * overview.statusCounts[s]) / total).toFixed(1)} %)`}
+              />
+            ))}
+          </div>
+        ) : null}
+      </div>
+      <div className="overview-group">
+        <h2 className="group-title">Recovery</h2>
+        <div className="cards recovery-cards">
+          <Card
+            label="tracked"
+            count={recovery?.trackedRuns}
+            className="recovery-card"
+            filter={{ recoveryState: [...RECOVERY_STATES] }}
+            current={filters}
+            onApply={onApply}
+            testId="overview-recovery-tracked"
+            hint="Runs recovery has acted on (any recovery state)"
+          />
+          <Card
+            label="quarantined"
+            count={recovery?.quarantinedRuns}
+            className="recovery-card recovery-quarantined"
+            filter={{ recoveryState: ["quarantined"] }}
+            current={filters}
+            onApply={onApply}
+            testId="overview-recovery-quarantined"
+            hint="Runs recovery gave up on; an operator has to look at them"
+          />
+          <Card
+            label="requeued"
+            count={recovery?.requeuedRuns}
+            className="recovery-card recovery-requeued"
+            filter={{ recoveryState: ["requeued"] }}
+            current={filters}
+            onApply={onApply}
+            testId="overview-recovery-requeued"
+            hint="Runs put back in their queue by recovery or by an operator"
+          />
+          <Card
+            label="failed recovery"
+            count={recovery?.failedRecoveryRuns}
+            className="recovery-card recovery-failed"
+            filter={{ recoveryState: ["failed"] }}
+            current={filters}
+            onApply={onApply}
+            testId="overview-recovery-failed"
+            hint="Runs recovery failed closed (strategy fail)"
+          />
+          <Card
+            label="worker recovery failures"
+            count={recovery?.workerRecoveryFailures}
+            className="recovery-card"
+            filter={{ errorCode: ["worker_recovery_failed"] }}
+            current={filters}
+            onApply={onApply}
+            testId="overview-recovery-worker-failures"
+            hint="Runs that ended with worker_recovery_failed"
+          />
+        </div>
+        <dl className="facts facts-inline">
+          <div>
+            <dt>Newest quarantine</dt>
+            <dd>
+              <Time value={recovery?.newestQuarantinedAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Oldest quarantine</dt>
+            <dd>
+              <Time value={recovery?.oldestQuarantinedAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Last recovery</dt>
+            <dd>
+              <Time value={recovery?.newestRecoveredAt} />
+            </dd>
+          </div>
+        </dl>
+      </div>
+      <div className="overview-group overview-reasons">
+        <h2 className="group-title" id="top-reasons">
+          Top quarantine reasons
+        </h2>
+        {recovery && recovery.topQuarantineReasons.length === 0 ? (
+          <p className="muted small">Nothing is quarantined.</p>
+        ) : (
+          <ul className="reasons" aria-labelledby="top-reasons">
+            {(recovery?.topQuarantineReasons ?? []).map(({ reason, count }) => (
+              <li key={reason}>
+                <button
+                  type="button"
+                  className="reason"
+                  title="Show quarantined runs (each row names its reason)"
+                  onClick={() => onApply({ recoveryState: ["quarantined"] })}
+                >
+                  <span className="mono">{reason}</span>
+                  <span className="reason-count">{count.toLocaleString("en-US")}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** The cookie that carries the operator's API token: httpOnly, SameSite=strict, never readable by scripts. */
+export const TOKEN_COOKIE = "oah_console_token";
+
+/** Where the console reaches oah-api: OAH_API_URL, else the API's default address (SPEC §12). */
+export function apiUrl(): string {
+  const explicit = process.env.OAH_API_URL?.trim();
+  if (explicit) return explicit.replace(/\/+$/, "");
+  const port = process.env.OAH_PORT?.trim() || "8787";
+  return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The token oah-api expects, when the console is configured with one. Its presence means
+ * operators must sign in; the console never sends this value itself: it forwards the token
+ * the operator signed in with, checked against the API.
+ */
+export function tokenRequired(): boolean {
+  return Boolean(process.env.OAH_API_TOKEN?.trim());
+}
+
+/** Whether a token is the one the console is configured with (compared in constant time). */
+export function matchesConfiguredToken(token: string): boolean {
+  const configured = process.env.OAH_API_TOKEN?.trim();
+  if (!configured) return false;
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  return timingSafeEqual(digest(token), digest(configured));
+}

@@ -1,0 +1,97 @@
+import type { NextRequest } from "next/server";
+import { apiUrl, TOKEN_COOKIE, tokenRequired } from "./server-config";
+
+/** JSON-RPC codes tRPC uses for the HTTP statuses the console answers by itself. */
+const RPC_CODES: Record<number, { code: number; name: string }> = {
+  401: { code: -32001, name: "UNAUTHORIZED" },
+  403: { code: -32003, name: "FORBIDDEN" },
+  404: { code: -32004, name: "NOT_FOUND" },
+  405: { code: -32005, name: "METHOD_NOT_SUPPORTED" },
+  415: { code: -32015, name: "UNSUPPORTED_MEDIA_TYPE" },
+  502: { code: -32603, name: "BAD_GATEWAY" },
+  504: { code: -32603, name: "GATEWAY_TIMEOUT" },
+};
+
+/** An error in tRPC's wire shape (non-batched), so that the client reads `data.errorCode` as from the API. */
+export function trpcError(httpStatus: number, errorCode: string, message: string): Response {
+  const rpc = RPC_CODES[httpStatus] ?? { code: -32603, name: "INTERNAL_SERVER_ERROR" };
+  return Response.json(
+    { error: { message, code: rpc.code, data: { code: rpc.name, httpStatus, errorCode } } },
+    { status: httpStatus, headers: { "cache-control": "no-store" } },
+  );
+}
+
+/** The token the operator signed in with, if any (only meaningful when a token is required). */
+export function sessionToken(request: NextRequest): string | undefined {
+  const value = request.cookies.get(TOKEN_COOKIE)?.value;
+  return value ? value : undefined;
+}
+
+/**
+ * Refuses requests started by another site: browsers send `Sec-Fetch-Site`, and `Origin` on
+ * every non-GET request. The SameSite=strict cookie already keeps the token out of such requests;
+ * this also protects the console that runs without a token.
+ */
+export function crossSite(request: NextRequest): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return true;
+  const origin = request.headers.get("origin");
+  if (origin && origin !== "null") {
+    const host = request.headers.get("host");
+    try {
+      if (new URL(origin).host !== host) return true;
+    } catch {
+      return true;
+    }
+  } else if (origin === "null") {
+    return true;
+  }
+  return false;
+}
+
+export type UpstreamAuth = { ok: true; headers: Record<string, string> } | { ok: false };
+
+/** The Authorization header for oah-api: the signed-in operator's token, or none when none is needed. */
+export function upstreamAuth(request: NextRequest): UpstreamAuth {
+  if (!tokenRequired()) return { ok: true, headers: {} };
+  const token = sessionToken(request);
+  if (!token) return { ok: false };
+  return { ok: true, headers: { authorization: `Bearer ${token}` } };
+}
+
+export interface UpstreamFailure {
+  httpStatus: number;
+  errorCode: string;
+  message: string;
+}
+
+/** A fetch to oah-api, with a time limit; network failures become a message saying what to do. */
+export async function fetchUpstream(
+  path: string,
+  init: RequestInit & { timeoutMs?: number },
+): Promise<Response | UpstreamFailure> {
+  const base = apiUrl();
+  try {
+    return await fetch(`${base}${path}`, {
+      ...init,
+      cache: "no-store",
+      redirect: "manual",
+      signal: AbortSignal.timeout(init.timeoutMs ?? 15_000),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const timedOut = (error as Error).name === "TimeoutError";
+    return {
+      httpStatus: timedOut ? 504 : 502,
+      errorCode: timedOut ? "api_timeout" : "api_unreachable",
+      message: timedOut
+        ? `oah-api at ${base} did not answer in time.`
+        : `The console cannot reach oah-api at ${base}${cause ? ` (${cause})` : ""}. ` +
+          "Start it (npm start) or point OAH_API_URL at it.",
+    };
+  }
+}
+
+export function isFailure(value: Response | UpstreamFailure): value is UpstreamFailure {
+  return !(value instanceof Response);
+}

@@ -1,0 +1,156 @@
+import type { Run } from "@oah/contract";
+import { getRun, isTerminal, type SplitDeployment, submit, waitFor, waitForRun } from "@oah/testing";
+import type { E2EState } from "./state";
+
+/** Short lock, heartbeat, staleness and scan periods, so that recovery acts within seconds. */
+export const FAST_ENV = {
+  OAH_SESSION_LOCK_TTL_MS: "1500",
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+  OAH_STALE_RUN_AFTER_MS: "2000",
+  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+  OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: "2",
+  OAH_WORKERS_MIN: "1",
+  OAH_WORKERS_MAX: "4",
+  OAH_POOL_SCALE_DOWN_COOLDOWN_MS: "3000",
+};
+
+/** Sandboxes kept alive while runs kill the ones they land on. */
+const SANDBOXES = 2;
+
+/**
+ * A shell step that kills the sandbox executing it (`kill -9 $PPID`) on its first `kills`
+ * executions, counted in a file of its workspace, and succeeds afterwards.
+ */
+export function killerStep(kills: number) {
+  return {
+    type: "shell",
+    command: `n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; if [ $n -le ${kills} ]; then sleep 0.3; kill -9 $PPID; sleep 5; fi; echo "execution $n"`,
+  };
+}
+
+const alive = (d: SplitDeployment) =>
+  d.sandboxes.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
+
+/** Replaces sandboxes that died, so that recovery (which runs on worker hosts) keeps going. */
+async function keepSandboxes(d: SplitDeployment): Promise<void> {
+  const missing = SANDBOXES - alive(d).length;
+  for (let i = 0; i < missing; i++) await d.addSandbox();
+}
+
+/**
+ * Real runs through the real engine: completed, failed (tool failure, executor failure, tool
+ * timeout), timed out, cancelled, requeued by recovery, and quarantined by recovery after their
+ * sandboxes were killed. Nothing is written to the database by hand.
+ */
+export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
+  const c = d.client;
+
+  // A run waiting for a client tool when its sandbox dies: requeue_running quarantines it.
+  const waiting = await submit(
+    c,
+    "approvals-17",
+    [
+      { type: "shell", command: "echo 'draft ready'" },
+      { type: "wait_tool", name: "approve" },
+    ],
+    { workspaceId: "approvals" },
+  );
+  await waitForRun(c, waiting.id, (r) => r.status === "waiting_tool");
+
+  // Runs that kill every sandbox they land on until recovery gives up on them (max attempts 2).
+  const killerA = await submit(c, "import-batch-a", [killerStep(3), { type: "output", value: "survived" }], {
+    workspaceId: "killer-a",
+  });
+  const killerB = await submit(c, "import-batch-b", [killerStep(3), { type: "output", value: "survived" }], {
+    workspaceId: "killer-b",
+  });
+  // One that kills its sandbox once: recovery requeues it and it completes.
+  const flaky = await submit(
+    c,
+    "nightly-report",
+    [killerStep(1), { type: "output", value: { rows: 1284 } }],
+    {
+      workspaceId: "flaky",
+    },
+  );
+
+  const settled = async (): Promise<boolean> => {
+    const [a, b, f] = await Promise.all([getRun(c, killerA.id), getRun(c, killerB.id), getRun(c, flaky.id)]);
+    return a.recoveryState === "quarantined" && b.recoveryState === "quarantined" && isTerminal(f);
+  };
+  await waitFor(
+    "the killer runs to be quarantined",
+    async () => {
+      if (await settled()) return true;
+      await keepSandboxes(d);
+      return false;
+    },
+    90_000,
+    100,
+  );
+
+  // If the waiting run's sandbox survived the killers, kill it: recovery must quarantine the run.
+  let w = await getRun(c, waiting.id);
+  if (w.status === "waiting_tool") {
+    const owner = alive(d).find((s) => w.workerId?.includes(`-${s.child.pid}-`));
+    if (!owner) throw new Error(`cannot find the sandbox of ${waiting.id} (${w.workerId})`);
+    owner.child.kill("SIGKILL");
+    await owner.exited;
+    await keepSandboxes(d);
+  }
+  w = await waitForRun(c, waiting.id, (r) => r.recoveryState === "quarantined", 30_000);
+  await keepSandboxes(d);
+
+  // Ordinary traffic: completed runs over a few sessions, in waves so that the pool has work to size.
+  const completed: Run[] = [];
+  for (let wave = 0; wave < 6; wave++) {
+    const batch = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        submit(c, `checkout-${n}`, [
+          { type: "shell", command: `echo "order ${wave * 4 + n}"; sleep 0.${2 + n}` },
+          { type: "output", value: { order: wave * 4 + n, ok: true } },
+        ]),
+      ),
+    );
+    completed.push(...batch);
+  }
+  const plainFailed = await submit(c, "etl-daily", [
+    { type: "shell", command: "echo 'loading'; echo 'bad row 17' >&2; exit 3" },
+  ]);
+  const executorFailed = await submit(c, "webhook-sync", [
+    { type: "fail", code: "executor_failed", message: "upstream answered 502" },
+  ]);
+  const toolTimedOut = await submit(c, "etl-hourly", [{ type: "shell", command: "sleep 5", timeoutMs: 300 }]);
+  const timedOut = await Promise.all([
+    submit(c, "crawler-eu", [{ type: "sleep", ms: 5000 }], { timeoutMs: 400 }),
+    submit(c, "crawler-us", [{ type: "sleep", ms: 5000 }], { timeoutMs: 500 }),
+  ]);
+  const toCancel = await submit(c, "backfill-2024", [{ type: "sleep", ms: 30_000 }]);
+  await waitForRun(c, toCancel.id, (r) => r.status === "running");
+  const cancelled = await c.post(`/api/v1/runs/${toCancel.id}/cancel`);
+  if (cancelled.status !== 202) throw new Error(`cancel: ${cancelled.status}`);
+
+  const all = [...completed, plainFailed, executorFailed, toolTimedOut, ...timedOut, toCancel];
+  const ended = await Promise.all(all.map((r) => waitForRun(c, r.id, isTerminal, 30_000)));
+  const expect = (run: Run, status: string) => {
+    if (run.status !== status) throw new Error(`seed: ${run.id} ended ${run.status}, expected ${status}`);
+  };
+  for (const r of ended.slice(0, completed.length)) expect(r, "completed");
+  expect(ended[completed.length]!, "failed");
+  expect(await getRun(c, flaky.id), "completed");
+  expect(await getRun(c, toolTimedOut.id), "failed");
+  for (const r of timedOut) expect(await getRun(c, r.id), "timed_out");
+  expect(await getRun(c, toCancel.id), "cancelled");
+
+  return {
+    killerA: killerA.id,
+    killerB: killerB.id,
+    waiting: w.id,
+    flaky: flaky.id,
+    completed: completed.map((r) => r.id),
+    plainFailed: plainFailed.id,
+    toolTimedOut: toolTimedOut.id,
+    timedOut: timedOut.map((r) => r.id),
+    cancelled: toCancel.id,
+  };
+}

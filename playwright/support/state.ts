@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+
+/** What the global setup hands to the tests (through a JSON file named by OAH_E2E_STATE). */
+export interface E2EState {
+  apiUrl: string;
+  consoleUrl: string;
+  /** The deployment's shared environment (database, Redis prefix, data directory, timings). */
+  env: Record<string, string>;
+  runs: {
+    /** Quarantined by real recovery (max_attempts_exhausted); succeed on their 4th execution. */
+    killerA: string;
+    killerB: string;
+    /** Quarantined while waiting for a tool when its sandbox was killed. */
+    waiting: string;
+    /** Killed its sandbox once, was requeued by recovery, then completed. */
+    flaky: string;
+    completed: string[];
+    /** Failed without recovery's involvement: not eligible for a manual requeue. */
+    plainFailed: string;
+    toolTimedOut: string;
+    timedOut: string[];
+    cancelled: string;
+  };
+}
+
+export function readState(): E2EState {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the global setup for the test workers
+  const file = process.env.OAH_E2E_STATE;
+  if (!file)
+    throw new Error("OAH_E2E_STATE is not set: run the tests through playwright/playwright.config.ts");
+  return JSON.parse(readFileSync(file, "utf8")) as E2EState;
+}

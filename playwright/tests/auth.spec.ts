@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+import { type OahProcess, startOah } from "@oah/testing";
+import { expect, test } from "../fixtures";
+import { type ConsoleProcess, startConsole } from "../support/console";
+
+/**
+ * A second oah-api on the same deployment that requires a token, and a console configured with
+ * one: operators sign in, and the token never reaches the browser's scripts.
+ */
+test.describe("with a token", () => {
+  const token = `e2e-${randomBytes(16).toString("hex")}`;
+  let api: OahProcess;
+  let web: ConsoleProcess;
+
+  test.beforeAll(async ({ state }) => {
+    api = await startOah("oah-api", { env: { ...state.env, OAH_API_TOKEN: token }, args: ["--api-only"] });
+    web = await startConsole({ OAH_API_URL: api.url, OAH_API_TOKEN: token });
+  });
+  test.afterAll(async () => {
+    await web?.stop();
+    await api?.stop();
+  });
+
+  test("an unauthenticated visit lands on sign-in; a wrong token is refused; the right one gets in", async ({
+    page,
+    context,
+  }) => {
+    const seen: { url: string; body: string }[] = [];
+    page.on("response", async (response) => {
+      const type = response.headers()["content-type"] ?? "";
+      if (/html|javascript|json|css|text/.test(type)) {
+        seen.push({ url: response.url(), body: await response.text().catch(() => "") });
+      }
+    });
+
+    await page.goto(`${web.url}/storage?status=failed`);
+    await expect(page).toHaveURL(`${web.url}/sign-in?next=%2Fstorage%3Fstatus%3Dfailed`);
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    // The API itself refuses calls without a session.
+    expect((await page.request.get(`${web.url}/api/trpc/admin.overview`)).status()).toBe(401);
+
+    await page.getByLabel("API token").fill(`${token}-wrong`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "token was refused" })).toBeVisible();
+    await expect(page).toHaveURL(/\/sign-in\?error=refused/);
+    expect(await context.cookies()).toHaveLength(0);
+
+    await page.getByLabel("API token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${web.url}/storage?status=failed`);
+    await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
+    await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    expect(await page.evaluate(() => document.cookie)).not.toContain(token);
+
+    // Every page, script and answer the browser received: the token is in none of them.
+    await page.goto(
+      `${web.url}/runs/${(await page.locator("table.runs-table tbody tr").first().getAttribute("data-run-id")) ?? ""}`,
+    );
+    await expect(page.getByTestId("run-status")).toBeVisible();
+    expect(seen.length).toBeGreaterThan(5);
+    expect(
+      seen.filter((r) => r.url.includes("/_next/static/") && r.url.endsWith(".js")).length,
+    ).toBeGreaterThan(0);
+    for (const response of seen) expect(response.body, response.url).not.toContain(token);
+    expect(await page.content()).not.toContain(token);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto(`${web.url}/storage`);
+    await expect(page).toHaveURL(/\/sign-in/);
+  });
+
+  test("a session the API no longer accepts goes back to sign-in", async ({ page, context }) => {
+    await context.addCookies([
+      {
+        name: "oah_console_token",
+        value: "stale-token-000000",
+        url: web.url,
+        httpOnly: true,
+        sameSite: "Strict",
+      },
+    ]);
+    await page.goto(`${web.url}/storage`);
+    await expect(page).toHaveURL(/\/sign-in\?error=expired/);
+    await expect(page.getByRole("alert").filter({ hasText: "no longer accepts" })).toBeVisible();
+  });
+
+  test("without a token configured there is no sign-in", async ({ page }) => {
+    await page.goto("/sign-in");
+    await expect(page).toHaveURL(/\/storage$/);
+    await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+  });
+});

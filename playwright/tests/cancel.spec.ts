@@ -1,0 +1,60 @@
+import { eventTypes, getRun, submit, waitForRun } from "@oah/testing";
+import { expect, test } from "../fixtures";
+
+test.describe("run detail", () => {
+  test("Cancel stops a long run", async ({ page, api }) => {
+    const run = await submit(api, "long-export", [
+      { type: "shell", command: "echo 'exporting'; sleep 120" },
+      { type: "output", value: "never" },
+    ]);
+    await waitForRun(api, run.id, (r) => r.status === "running");
+
+    await page.goto(`/runs/${run.id}`);
+    await expect(page.getByTestId("run-status")).toHaveText("running");
+    await expect(page.getByRole("button", { name: "Requeue" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this run?" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole("button", { name: "Cancel run" }).click();
+
+    await expect(page.getByTestId("run-status")).toHaveText("cancelled", { timeout: 20_000 });
+    await expect(page.getByRole("button", { name: "Cancel", exact: true })).toHaveCount(0);
+    const ended = await getRun(api, run.id);
+    expect(ended.status).toBe("cancelled");
+    expect(Date.parse(ended.endedAt!) - Date.parse(ended.startedAt!)).toBeLessThan(20_000);
+    expect(await eventTypes(api, run.id)).toContain("run.cancelled");
+    await expect(page.locator('tr[data-event-type="run.cancelled"]')).toBeVisible();
+  });
+
+  test("shows timeline, recovery, events, steps and formatted input/output", async ({ page, state }) => {
+    await page.goto(`/runs/${state.runs.waiting}`);
+    await expect(page.getByTestId("run-status")).toHaveText("failed");
+    const recovery = page.getByRole("region", { name: "Recovery" });
+    await expect(recovery).toContainText("quarantined");
+    await expect(recovery).toContainText("waiting_tool_manual_resume_required");
+    await expect(recovery).toContainText("requeue_running");
+    await expect(recovery).toContainText("dead letter");
+    // Quarantined and failed: eligible for a manual requeue.
+    await expect(page.getByRole("button", { name: "Requeue" })).toBeVisible();
+    const timeline = page.getByRole("list", { name: "Timeline" });
+    for (const label of ["created", "started", "heartbeat", "ended"])
+      await expect(timeline).toContainText(label);
+    const events = page.getByRole("table", { name: "Events" });
+    await expect(events.locator("tbody tr").first()).toContainText("run.queued");
+    await expect(events).toContainText("run.waiting_tool");
+    await expect(events).toContainText("run.failed");
+    await expect(page.getByRole("list", { name: "Steps" })).toContainText("shell");
+
+    await page.goto(`/runs/${state.runs.flaky}`);
+    await expect(page.getByTestId("run-status")).toHaveText("completed");
+    await expect(page.getByRole("region", { name: "Output" })).toContainText('"rows": 1284');
+    await expect(page.getByRole("region", { name: "Input" })).toContainText('"type": "shell"');
+  });
+
+  test("an unknown run says so", async ({ page }) => {
+    await page.goto("/runs/run_00000000000000000000000000");
+    await expect(page.getByRole("alert").filter({ hasText: "run_not_found" })).toContainText(
+      "Could not load run",
+    );
+  });
+});
