@@ -1,57 +1,367 @@
+// `npm run bench` (`-- --quick` for workloads a and b only, smaller): the same
+// workloads on oah (Redis + PostgreSQL with its embedded pool, and split into
+// `--api-only` + sandboxes; the embedded default on SQLite) and on its peers
+// (BullMQ, graphile-worker with a named queue per session), in one process tree
+// and one sitting. Systems alternate within each repetition (A B C … A B C …) so
+// that drift spreads over all of them; every figure is the median of the
+// repetitions, with min and max. Prints two tables and writes
+// bench/results/latest.json. Options: --workloads a,b,c,d,e  --peers id,…  --reps N
+// --private-services (throwaway PostgreSQL and Redis even when shared ones answer).
 import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "@oah/testing";
-import { round, summarize } from "./stats";
-import { dispatchLatency, throughput } from "./workloads";
+import { formatJson } from "./json";
+import { elapsedSeconds, log, print } from "./log";
+import { createPeer, OahSnapshots, PEER_IDS, PEER_LABELS, type Peer, type PeerId } from "./peers";
+import { findServices, type Services } from "./services";
+import { type Summary, summarize } from "./stats";
+import { type AbsoluteRow, absoluteTable, type ComparedRow, comparedTable } from "./table";
+import { type AdminResult, adminBench } from "./workloads/admin";
+import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
+import { type MemoryRound, memoryOnce } from "./workloads/memory";
+import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
+import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
 
-const { values } = parseArgs({ options: { quick: { type: "boolean", default: false } }, strict: true });
-const quick = values.quick;
-const repeats = quick ? 1 : 3;
-const sessions = quick ? 100 : 500;
-const runsPerSession = 20;
-
-function log(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-log(`oah bench (${quick ? "quick" : "full"}): Redis + PostgreSQL, oah-api --api-only + oah-sandbox`);
-
-const dispatch = [];
-for (let i = 0; i < repeats; i++) dispatch.push(await dispatchLatency(quick ? 100 : 300));
-const throughputBySlots: Record<string, ReturnType<typeof summarize>> = {};
-for (const slots of [8, 32]) {
-  const figures = [];
-  for (let i = 0; i < repeats; i++)
-    figures.push((await throughput(sessions, runsPerSession, slots)).runsPerSecond);
-  throughputBySlots[slots] = summarize(figures.map((f) => round(f)));
-}
-const p50 = summarize(dispatch.map((d) => d.p50Ms));
-const p99 = summarize(dispatch.map((d) => d.p99Ms));
-
-log("");
-log("| figure | median | min | max |");
-log("|---|---|---|---|");
-log(`| dispatch p50, submit → start (ms) | ${p50.median} | ${p50.min} | ${p50.max} |`);
-log(`| dispatch p99, submit → start (ms) | ${p99.median} | ${p99.min} | ${p99.max} |`);
-for (const [slots, s] of Object.entries(throughputBySlots)) {
-  log(
-    `| throughput ${sessions}×${runsPerSession} no-op runs, ${slots} slots (runs/s) | ${s.median} | ${s.min} | ${s.max} |`,
-  );
-}
-
-const results = {
-  at: new Date().toISOString(),
-  quick,
-  machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
-  dispatch: { p50Ms: p50.median, p99Ms: p99.median, p50: p50, p99: p99 },
-  throughput: {
-    workload: { sessions, runsPerSession },
-    oahRedisPg: throughputBySlots["8"]!.median,
-    bySlots: throughputBySlots,
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    workloads: { type: "string" },
+    peers: { type: "string" },
+    reps: { type: "string" },
+    "private-services": { type: "boolean", default: false },
   },
+  strict: true,
+});
+const quick = values.quick;
+
+const plan = {
+  reps: Number(values.reps ?? (quick ? 1 : 3)),
+  workloads: new Set((values.workloads ?? (quick ? "a,b" : "a,b,c,d,e")).split(",")),
+  peers: (values.peers ? values.peers.split(",") : PEER_IDS) as PeerId[],
+  throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: [8, 32] },
+  dispatch: { samples: quick ? 100 : 200 },
+  mixed: { ratePerSecond: 200, seconds: 10 },
+  admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
+  memory: { queued: 5_000 },
 };
-const dir = join(REPO_ROOT, "bench", "results");
-mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
-log(`\nwritten: bench/results/latest.json`);
+for (const id of plan.peers)
+  if (!PEER_IDS.includes(id)) throw new Error(`unknown peer ${id}: ${PEER_IDS.join(", ")}`);
+
+const OAH_IDS = plan.peers.filter((id) => id.startsWith("oah"));
+const OTHER_IDS = plan.peers.filter((id) => !id.startsWith("oah"));
+
+// Everything started, so that an interrupt still removes databases, keys and processes.
+const live = new Set<Peer>();
+let services: Services | undefined;
+let snapshots: OahSnapshots | undefined;
+let stopping = false;
+async function shutdown(signal: string): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    log(`${signal}: cleaning up`);
+    for (const p of live) await p.teardown().catch(() => {});
+    await snapshots?.dispose().catch(() => {});
+    await services?.dispose().catch(() => {});
+  }
+  process.exit(130);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+async function withPeer<T>(id: PeerId, task: (peer: Peer) => Promise<T>): Promise<T> {
+  const peer = createPeer(id, services!, snapshots!);
+  live.add(peer);
+  try {
+    return await task(peer);
+  } finally {
+    live.delete(peer);
+  }
+}
+
+const summary = (xs: number[]): Summary => summarize(xs);
+
+/** Appends to the list under a key. */
+function add<V>(lists: Map<string, V[]>, key: string, value: V): void {
+  const list = lists.get(key) ?? [];
+  list.push(value);
+  lists.set(key, list);
+}
+
+async function main(): Promise<void> {
+  log(
+    `oah bench (${quick ? "quick" : "full"}): workloads ${[...plan.workloads].join(",")}; ` +
+      `systems ${plan.peers.join(", ")}; ${plan.reps} repetition(s)`,
+  );
+  services = await findServices(values["private-services"]);
+  snapshots = new OahSnapshots(services);
+  log(`PostgreSQL: ${services.origin.postgres}; Redis: ${services.origin.redis}`);
+  const results: Record<string, unknown> = {
+    at: new Date().toISOString(),
+    quick,
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      platform: `${process.platform} ${process.arch}`,
+    },
+    services: services.origin,
+    repetitions: plan.reps,
+    systems: Object.fromEntries(plan.peers.map((id) => [id, PEER_LABELS[id]])),
+  };
+  const compared: ComparedRow[] = [];
+  const absolute: AbsoluteRow[] = [];
+  const vs = (oah: PeerId, peer: PeerId) => `${PEER_LABELS[oah]} vs ${PEER_LABELS[peer]}`;
+
+  // (a) throughput
+  if (plan.workloads.has("a")) {
+    const { sessions, runsPerSession } = plan.throughput;
+    const raw = new Map<string, ThroughputResult[]>();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      for (const slots of plan.throughput.slots) {
+        log(
+          `(a) throughput ${sessions}×${runsPerSession} no-op runs, ${slots} slots, repetition ${rep}/${plan.reps}`,
+        );
+        for (const id of plan.peers) {
+          const r = await withPeer(id, (p) => throughputOnce(p, sessions, runsPerSession, slots));
+          add(raw, `${slots}:${id}`, r);
+        }
+      }
+    }
+    const bySlots: Record<string, Record<string, unknown>> = {};
+    const medians = new Map<string, Summary>();
+    for (const slots of plan.throughput.slots) {
+      const here: Record<string, unknown> = {};
+      bySlots[slots] = here;
+      for (const id of plan.peers) {
+        const rs = raw.get(`${slots}:${id}`)!;
+        const s = summary(rs.map((r) => r.runsPerSecond));
+        medians.set(`${slots}:${id}`, s);
+        here[id] = {
+          runsPerSecond: s,
+          drainSeconds: summary(rs.map((r) => r.drainSeconds)),
+          submitSeconds: summary(rs.map((r) => r.submitSeconds)),
+          completed: rs.map((r) => r.completed),
+        };
+      }
+      for (const oah of OAH_IDS)
+        for (const peer of OTHER_IDS)
+          compared.push({
+            figure: `throughput, ${slots} slots (runs/s): ${vs(oah, peer)}`,
+            oah: medians.get(`${slots}:${oah}`)!,
+            peer: medians.get(`${slots}:${peer}`)!,
+            better: "higher",
+          });
+    }
+    const headline = plan.throughput.slots[0]!;
+    results.throughput = {
+      unit: "runs/s, completed / (last end − first start); medians at the headline slot count",
+      workload: { sessions, runsPerSession, runs: sessions * runsPerSession },
+      headlineSlots: headline,
+      ...Object.fromEntries(plan.peers.map((id) => [id, medians.get(`${headline}:${id}`)!.median])),
+      bySlots,
+    };
+  }
+
+  // (b) dispatch latency
+  if (plan.workloads.has("b")) {
+    const raw = new Map<string, DispatchResult[]>();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(b) dispatch latency, ${plan.dispatch.samples} runs one at a time, repetition ${rep}/${plan.reps}`,
+      );
+      for (const id of plan.peers) {
+        const r = await withPeer(id, (p) => dispatchOnce(p, plan.dispatch.samples));
+        add(raw, id, r);
+      }
+    }
+    const byPeer: Partial<Record<PeerId, Record<string, Summary>>> = {};
+    for (const id of plan.peers) {
+      const rs = raw.get(id)!;
+      byPeer[id] = {
+        p50Ms: summary(rs.map((r) => r.p50Ms)),
+        p99Ms: summary(rs.map((r) => r.p99Ms)),
+        ownStampsP50Ms: summary(rs.map((r) => r.storeP50Ms)),
+        ownStampsP99Ms: summary(rs.map((r) => r.storeP99Ms)),
+        submitCallP50Ms: summary(rs.map((r) => r.acceptP50Ms)),
+      };
+    }
+    for (const q of ["p50Ms", "p99Ms"] as const)
+      for (const oah of OAH_IDS)
+        for (const peer of OTHER_IDS)
+          compared.push({
+            figure: `dispatch ${q.slice(0, 3)}, submit → start (ms): ${vs(oah, peer)}`,
+            oah: byPeer[oah]![q]!,
+            peer: byPeer[peer]![q]!,
+            better: "lower",
+          });
+    for (const oah of OAH_IDS)
+      absolute.push({
+        figure: `dispatch, ${PEER_LABELS[oah]}: enqueued_at → started_at in the store, p50 / p99 (ms)`,
+        value: `${byPeer[oah]!.ownStampsP50Ms!.median} / ${byPeer[oah]!.ownStampsP99Ms!.median}`,
+      });
+    for (const id of plan.peers)
+      absolute.push({
+        figure: `dispatch, ${PEER_LABELS[id]}: the submit call returns, p50 (ms)`,
+        value: byPeer[id]!.submitCallP50Ms!,
+      });
+    const head = byPeer.oahRedisPg ?? byPeer[OAH_IDS[0]!];
+    results.dispatch = {
+      unit: "ms, bench clock before submitting → the system's start stamp; idle pool, one run at a time",
+      headline: byPeer.oahRedisPg ? "oahRedisPg" : OAH_IDS[0],
+      p50Ms: head?.p50Ms?.median,
+      p99Ms: head?.p99Ms?.median,
+      slots: DISPATCH_SLOTS,
+      samples: plan.dispatch.samples,
+      byPeer,
+    };
+  }
+
+  // (c) mixed
+  if (plan.workloads.has("c")) {
+    const { ratePerSecond, seconds } = plan.mixed;
+    const raw = new Map<string, MixedResult[]>();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(c) mixed: ${ratePerSecond} runs/s of 5–50 ms for ${seconds} s, repetition ${rep}/${plan.reps}`);
+      for (const id of plan.peers) {
+        const r = await withPeer(id, (p) => mixedOnce(p, ratePerSecond, seconds));
+        add(raw, id, r);
+      }
+    }
+    const byPeer: Partial<Record<PeerId, Record<string, Summary>>> = {};
+    for (const id of plan.peers) {
+      const rs = raw.get(id)!;
+      byPeer[id] = {
+        queueWaitP50Ms: summary(rs.map((r) => r.queueWaitP50Ms)),
+        queueWaitP99Ms: summary(rs.map((r) => r.queueWaitP99Ms)),
+        achievedRatePerSecond: summary(rs.map((r) => r.achievedRatePerSecond)),
+        maxSendLagMs: summary(rs.map((r) => r.maxSendLagMs)),
+      };
+    }
+    for (const q of ["queueWaitP50Ms", "queueWaitP99Ms"] as const)
+      for (const oah of OAH_IDS)
+        for (const peer of OTHER_IDS)
+          compared.push({
+            figure: `mixed queue wait ${q.slice(9, 12).toLowerCase()} (ms): ${vs(oah, peer)}`,
+            oah: byPeer[oah]![q]!,
+            peer: byPeer[peer]![q]!,
+            better: "lower",
+          });
+    results.mixed = {
+      unit: "ms, the system's enqueue stamp → its start stamp",
+      ratePerSecond,
+      seconds,
+      sessions: MIXED_SESSIONS,
+      slots: MIXED_SLOTS,
+      runDurationMs: [5, 50],
+      byPeer,
+    };
+  }
+
+  // (d) admin
+  if (plan.workloads.has("d")) {
+    log(`(d) admin: storage list and overview on ${plan.admin.runs.toLocaleString("en")} runs`);
+    const admin: AdminResult = await adminBench(services, plan.admin);
+    for (const kind of ["postgres", "sqlite"] as const) {
+      const r = admin[kind];
+      if (!r) continue;
+      const name = kind === "postgres" ? "PostgreSQL" : "SQLite";
+      absolute.push({
+        figure: `admin ${name}: bulk load of ${r.runs.toLocaleString("en")} runs (s)`,
+        value: String(r.loadSeconds),
+      });
+      for (const [query, f] of Object.entries(r.queries))
+        absolute.push({
+          figure: `admin ${name}, ${query}: p50 / p95 (ms)`,
+          value: `${f.p50.median} / ${f.p95.median} (p95 range ${f.p95.min}–${f.p95.max})`,
+        });
+    }
+    results.admin = {
+      unit: "ms, client-side, through the HTTP API; listP95Ms = the slowest list query's p95",
+      listP95Ms: admin.postgres?.listP95Ms,
+      overviewP95Ms: admin.postgres?.overviewP95Ms,
+      ...admin,
+    };
+  }
+
+  // (e) memory
+  if (plan.workloads.has("e")) {
+    const rounds: MemoryRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(e) memory, repetition ${rep}/${plan.reps}`);
+      rounds.push(await memoryOnce(services, plan.memory.queued));
+    }
+    const m = Object.fromEntries(
+      (Object.keys(rounds[0]!) as (keyof MemoryRound)[]).map((k) => [k, summary(rounds.map((r) => r[k]))]),
+    ) as Record<keyof MemoryRound, Summary>;
+    compared.push({
+      figure: "Redis memory per 1,000 queued runs (MB): oah vs BullMQ",
+      oah: m.redisMbPer1000QueuedOah,
+      peer: m.redisMbPer1000QueuedBullmq,
+      better: "lower",
+    });
+    absolute.push(
+      { figure: "RSS, idle oah-api embedded default (MB)", value: m.idleApiEmbeddedRssMb },
+      { figure: "RSS, idle oah-api --api-only (MB)", value: m.idleApiOnlyRssMb },
+      { figure: "RSS, idle oah-sandbox (MB)", value: m.idleSandboxRssMb },
+      {
+        figure: "RSS growth of oah-api --api-only per 1,000 queued runs (MB)",
+        value: m.apiOnlyRssMbPer1000Queued,
+      },
+      {
+        figure: "V8 heap growth of oah-api --api-only per 1,000 queued runs (MB)",
+        value: m.apiOnlyHeapMbPer1000Queued,
+      },
+      {
+        figure: "RSS growth of oah-api embedded per 1,000 queued runs, in-process queue (MB)",
+        value: m.embeddedRssMbPer1000Queued,
+      },
+      {
+        figure: "V8 heap growth of oah-api embedded per 1,000 queued runs, in-process queue (MB)",
+        value: m.embeddedHeapMbPer1000Queued,
+      },
+    );
+    results.memory = {
+      unit: "MB (VmRSS; V8 heap used from /metrics; Redis used_memory)",
+      idleRssMb: m.idleApiEmbeddedRssMb.median,
+      idleRssMbOf: "oah-api, embedded default (SQLite, default pool), idle",
+      queuedRuns: plan.memory.queued,
+      ...m,
+    };
+  }
+
+  results.durationSeconds = Math.round(elapsedSeconds());
+  print();
+  print(
+    `## oah beside its peers (${quick ? "quick" : "full"} run, ${new Date().toISOString().slice(0, 10)})`,
+  );
+  print();
+  print(
+    "Cells: median (min–max) over the repetitions. oah/peer above 1 is better for throughput, below 1 for",
+  );
+  print("times and sizes; ⚠ marks a figure where oah is behind.");
+  print();
+  for (const line of comparedTable(compared)) print(line);
+  if (absolute.length > 0) {
+    print();
+    for (const line of absoluteTable(absolute)) print(line);
+  }
+  const dir = join(REPO_ROOT, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "latest.json"), formatJson(results));
+  print();
+  log(`written: bench/results/latest.json (${results.durationSeconds} s in all)`);
+}
+
+try {
+  await main();
+} catch (error) {
+  log(`bench failed: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  for (const p of live) await p.teardown().catch(() => {});
+  await snapshots?.dispose().catch(() => {});
+  await services?.dispose().catch(() => {});
+}

@@ -12,6 +12,7 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** Median (the lower middle for an even count, a value that was measured), min and max. */
 export function summarize(values: readonly number[]): Summary {
   return {
     median: percentile(values, 50),

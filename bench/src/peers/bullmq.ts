@@ -1,0 +1,133 @@
+// BullMQ: one Queue, jobs added with Queue.addBulk, one Worker with
+// concurrency = slots on a dedicated connection (maxRetriesPerRequest: null, as
+// BullMQ requires). No per-key ordering: any job may run beside any other, so it
+// is the speed ceiling of a Redis queue rather than a peer with oah's semantics.
+// The worker runs in the bench process; job timings are BullMQ's own
+// (job.timestamp, job.processedOn, job.finishedOn), collected from the worker's
+// `completed` events (and, for dispatch latency, the handler's first line on a
+// sub-millisecond clock). Completed jobs are kept in Redis (BullMQ's default), as oah
+// keeps its runs.
+import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import { preciseNow, sleep } from "../log";
+import type { BenchRedisPrefix, Services } from "../services";
+import type { JobSpec, JobTiming, Peer } from "./types";
+
+const QUEUE = "bench";
+const ADD_CHUNK = 1_000;
+
+function connectionOf(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
+interface Data {
+  sleepMs: number;
+}
+
+export class BullmqPeer implements Peer {
+  readonly id = "bullmq" as const;
+  readonly label = "BullMQ (no per-key order)";
+  readonly isOah = false;
+  private prefix: BenchRedisPrefix | undefined;
+  private queue: Queue<Data> | undefined;
+  private worker: Worker<Data> | undefined;
+  private done: JobTiming[] = [];
+  private byId = new Map<string, JobTiming>();
+  private failure: Error | undefined;
+  private handlerStart = new Map<string, number>();
+
+  constructor(private readonly services: Services) {}
+
+  async setup(): Promise<void> {
+    this.prefix = await this.services.createRedisPrefix("bull");
+    this.done = [];
+    this.byId.clear();
+    this.handlerStart.clear();
+    this.failure = undefined;
+    this.queue = new Queue<Data>(QUEUE, {
+      connection: connectionOf(this.services.redisUrl),
+      prefix: this.prefix.prefix,
+    });
+    await this.queue.waitUntilReady();
+  }
+
+  async submitBulk(jobs: readonly JobSpec[]): Promise<void> {
+    for (let i = 0; i < jobs.length; i += ADD_CHUNK) {
+      await this.queue!.addBulk(
+        jobs.slice(i, i + ADD_CHUNK).map((j) => ({ name: "noop", data: { sleepMs: j.sleepMs } })),
+      );
+    }
+  }
+
+  async submitOne(job: JobSpec): Promise<string> {
+    const added = await this.queue!.add("noop", { sleepMs: job.sleepMs });
+    return added.id!;
+  }
+
+  async startWorkers(slots: number): Promise<void> {
+    this.worker = new Worker<Data>(
+      QUEUE,
+      async (job: Job<Data>) => {
+        this.handlerStart.set(job.id!, preciseNow());
+        if (job.data.sleepMs > 0) await sleep(job.data.sleepMs);
+      },
+      { connection: connectionOf(this.services.redisUrl), prefix: this.prefix!.prefix, concurrency: slots },
+    );
+    this.worker.on("completed", (job) => {
+      const t = {
+        enqueuedAt: job.timestamp,
+        startedAt: job.processedOn!,
+        endedAt: job.finishedOn!,
+        startedAtPrecise: this.handlerStart.get(job.id!),
+      };
+      this.handlerStart.delete(job.id!);
+      this.done.push(t);
+      this.byId.set(job.id!, t);
+    });
+    this.worker.on("failed", (job, error) => {
+      this.failure = new Error(`BullMQ job ${job?.id} failed: ${error.message}`);
+    });
+    this.worker.on("error", () => {});
+    await this.worker.waitUntilReady();
+  }
+
+  async waitDone(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.done.length < count) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline) throw new Error(`BullMQ: only ${this.done.length} of ${count} jobs done`);
+      await sleep(20);
+    }
+  }
+
+  async waitJob(id: string, timeoutMs: number): Promise<JobTiming> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const t = this.byId.get(id);
+      if (t) return t;
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline) throw new Error(`BullMQ: job ${id} did not finish`);
+      await sleep(1);
+    }
+  }
+
+  async timings(): Promise<JobTiming[]> {
+    return [...this.done];
+  }
+
+  async teardown(): Promise<void> {
+    await this.worker?.close(true).catch(() => {});
+    await this.queue?.close().catch(() => {});
+    this.worker = undefined;
+    this.queue = undefined;
+    await this.prefix?.clear();
+    this.prefix = undefined;
+  }
+}

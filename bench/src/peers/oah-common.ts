@@ -1,0 +1,280 @@
+// What the three oah systems share: submission over the real HTTP API, and
+// reading the `runs` table (PostgreSQL or SQLite), whose timestamps are the most
+// accurate record of when each run was enqueued, started and ended.
+import { existsSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { join } from "node:path";
+import { createTempDir, type OahProcess, startOah, type TempDir } from "@oah/testing";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { sleep } from "../log";
+import type { OahSnapshots } from "./oah-snapshots";
+import type { JobSpec, JobTiming, Peer, PeerId } from "./types";
+
+/** How many submissions are in flight at once during a bulk submission (not measured). */
+export const SUBMIT_CONCURRENCY = 64;
+
+const TERMINAL = "('completed', 'failed', 'cancelled', 'timed_out')";
+
+interface RunRow {
+  status: string;
+  enqueued_at: number | string;
+  started_at: number | string | null;
+  ended_at: number | string | null;
+}
+
+/** Read access to a store's `runs` table. */
+export interface RunsReader {
+  finished(): Promise<{ finished: number; notCompleted: number }>;
+  startedCount(): Promise<number>;
+  total(): Promise<number>;
+  run(id: string): Promise<RunRow | undefined>;
+  completed(): Promise<JobTiming[]>;
+  close(): Promise<void>;
+}
+
+const timing = (r: RunRow): JobTiming => ({
+  enqueuedAt: Number(r.enqueued_at),
+  startedAt: Number(r.started_at),
+  endedAt: Number(r.ended_at),
+});
+
+export function postgresReader(url: string): RunsReader {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => {});
+  return {
+    async finished() {
+      const { rows } = await pool.query<{ n: string; bad: string }>(
+        `SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'completed') AS bad FROM runs WHERE status IN ${TERMINAL}`,
+      );
+      return { finished: Number(rows[0]!.n), notCompleted: Number(rows[0]!.bad) };
+    },
+    async startedCount() {
+      const { rows } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM runs WHERE started_at IS NOT NULL",
+      );
+      return Number(rows[0]!.n);
+    },
+    async total() {
+      const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM runs");
+      return Number(rows[0]!.n);
+    },
+    async run(id) {
+      const { rows } = await pool.query<RunRow>(
+        "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE id = $1",
+        [id],
+      );
+      return rows[0];
+    },
+    async completed() {
+      const { rows } = await pool.query<RunRow>(
+        "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
+      );
+      return rows.map(timing);
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The embedded default's store: `$OAH_DATA_DIR/.openharness/data/history.db`, read-only, opened once it exists. */
+export function sqliteReader(dataDir: string): RunsReader {
+  const file = join(dataDir, ".openharness", "data", "history.db");
+  let db: Database.Database | undefined;
+  const open = () => {
+    if (!db) {
+      if (!existsSync(file)) throw new Error(`no SQLite store at ${file} yet`);
+      db = new Database(file, { readonly: true, fileMustExist: true });
+      db.pragma("busy_timeout = 5000");
+    }
+    return db;
+  };
+  return {
+    async finished() {
+      const row = open()
+        .prepare(
+          `SELECT count(*) AS n, sum(status <> 'completed') AS bad FROM runs WHERE status IN ${TERMINAL}`,
+        )
+        .get() as { n: number; bad: number | null };
+      return { finished: row.n, notCompleted: row.bad ?? 0 };
+    },
+    async startedCount() {
+      return (
+        open().prepare("SELECT count(*) AS n FROM runs WHERE started_at IS NOT NULL").get() as { n: number }
+      ).n;
+    },
+    async total() {
+      return (open().prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
+    },
+    async run(id) {
+      return open()
+        .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE id = ?")
+        .get(id) as RunRow | undefined;
+    },
+    async completed() {
+      const rows = open()
+        .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'")
+        .all() as RunRow[];
+      return rows.map(timing);
+    },
+    async close() {
+      db?.close();
+      db = undefined;
+    },
+  };
+}
+
+/** Runs `count` tasks with at most `concurrency` at once. */
+export async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+export const stepsOf = (job: JobSpec): unknown[] =>
+  job.sleepMs > 0 ? [{ type: "sleep", ms: job.sleepMs }] : [];
+
+// node:http with keep-alive: about a third of fetch's CPU per request, which
+// matters with the bench and the systems on the same two cores.
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** POSTs JSON; resolves with the status and the parsed answer. */
+export function postJson(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const payload = JSON.stringify(body);
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          try {
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Submits one run (a no-op, or one sleep step) through the HTTP API; resolves with its id. */
+export async function submitJob(baseUrl: string, job: JobSpec): Promise<string> {
+  const res = await postJson(baseUrl, `/api/v1/sessions/${encodeURIComponent(job.sessionId)}/runs`, {
+    input: { steps: stepsOf(job) },
+  });
+  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { run: { id: string } }).run.id;
+}
+
+/** Base of the oah systems: one API process at a time, submission over HTTP, the store read directly. */
+export abstract class OahPeer implements Peer {
+  abstract readonly id: PeerId;
+  abstract readonly label: string;
+  readonly isOah = true;
+  protected api: OahProcess | undefined;
+  protected dir: TempDir | undefined;
+  protected reader: RunsReader | undefined;
+  protected processes: OahProcess[] = [];
+  /** Environment shared by every process of this system. */
+  protected env: Record<string, string> = {};
+
+  constructor(protected readonly snapshots: OahSnapshots) {}
+
+  /** A fresh, empty store (and Redis prefix): `env` and `reader` set, no process started. */
+  protected abstract freshStore(): Promise<void>;
+  /** A store (and Redis prefix) holding a copy of the template of `jobs`: `env` and `reader` set. */
+  protected abstract storeFromTemplate(jobs: readonly JobSpec[]): Promise<void>;
+  abstract startWorkers(slots: number): Promise<void>;
+
+  async setup(): Promise<void> {}
+
+  protected async ensureStore(): Promise<void> {
+    if (!this.reader) await this.freshStore();
+  }
+
+  protected async startApi(extraEnv: Record<string, string>, args: string[] = []): Promise<void> {
+    this.api = await startOah("oah-api", { env: { ...this.env, ...extraEnv }, args });
+    this.processes.push(this.api);
+  }
+
+  protected newDataDir(): string {
+    this.dir = createTempDir("oah-bench-");
+    return this.dir.path;
+  }
+
+  /** Everything queued before any worker exists: a copy of a real bulk submission (see oah-snapshots.ts). */
+  async submitBulk(jobs: readonly JobSpec[]): Promise<void> {
+    if (this.reader) throw new Error(`${this.label}: submitBulk must come first`);
+    await this.storeFromTemplate(jobs);
+  }
+
+  async submitOne(job: JobSpec): Promise<string> {
+    if (!this.api) throw new Error(`${this.label}: no API is running`);
+    return submitJob(this.api.url, job);
+  }
+
+  async waitDone(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { finished, notCompleted } = await this.reader!.finished();
+      if (finished >= count) {
+        if (notCompleted > 0) throw new Error(`${this.label}: ${notCompleted} runs did not complete`);
+        return;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`${this.label}: only ${finished} of ${count} runs finished within ${timeoutMs} ms`);
+      await sleep(200);
+    }
+  }
+
+  async waitJob(id: string, timeoutMs: number): Promise<JobTiming> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = await this.reader!.run(id);
+      if (row?.ended_at != null) {
+        if (row.status !== "completed") throw new Error(`${this.label}: run ${id} ended ${row.status}`);
+        return timing(row);
+      }
+      if (Date.now() > deadline)
+        throw new Error(`${this.label}: run ${id} did not finish within ${timeoutMs} ms`);
+      await sleep(1);
+    }
+  }
+
+  timings(): Promise<JobTiming[]> {
+    return this.reader!.completed();
+  }
+
+  async teardown(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop("SIGKILL")));
+    this.processes = [];
+    this.api = undefined;
+    await this.reader?.close();
+    this.reader = undefined;
+    await this.dropData();
+    this.dir?.remove();
+    this.dir = undefined;
+  }
+
+  protected async dropData(): Promise<void> {}
+}

@@ -1,0 +1,90 @@
+// (c) Mixed: runs that sleep 5–50 ms arrive at a fixed rate (open loop: each is
+// sent at its time, whether or not earlier ones were answered) over 1,000
+// sessions, on a running pool; queue wait = start − enqueue (each system's own
+// stamps), p50/p99. The arrival sequence (sessions, durations) is the same for
+// every system (a seeded generator).
+import { log, sleep } from "../log";
+import type { JobSpec, Peer } from "../peers";
+import { percentile, round } from "../stats";
+
+export const MIXED_SESSIONS = 1_000;
+export const MIXED_SLOTS = 16;
+const MAX_IN_FLIGHT = 512;
+
+export interface MixedResult {
+  runs: number;
+  ratePerSecond: number;
+  achievedRatePerSecond: number;
+  queueWaitP50Ms: number;
+  queueWaitP99Ms: number;
+  /** The latest a submission was sent after its time (the bench falling behind would show here). */
+  maxSendLagMs: number;
+}
+
+/** A small seeded generator (mulberry32), so that every system gets the same arrivals. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function mixedJobs(count: number, seed = 42): JobSpec[] {
+  const random = seeded(seed);
+  return Array.from({ length: count }, () => ({
+    sessionId: `mixed-${Math.floor(random() * MIXED_SESSIONS)}`,
+    sleepMs: 5 + Math.floor(random() * 46),
+  }));
+}
+
+export async function mixedOnce(peer: Peer, ratePerSecond: number, seconds: number): Promise<MixedResult> {
+  const jobs = mixedJobs(Math.round(ratePerSecond * seconds));
+  await peer.setup();
+  try {
+    await peer.startWorkers(MIXED_SLOTS);
+    await sleep(1_000);
+    const interval = 1000 / ratePerSecond;
+    const inFlight = new Set<Promise<unknown>>();
+    let maxLag = 0;
+    let failure: unknown;
+    const t0 = Date.now();
+    for (let i = 0; i < jobs.length; i++) {
+      const due = t0 + i * interval;
+      const wait = due - Date.now();
+      if (wait > 1) await sleep(wait);
+      while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+      maxLag = Math.max(maxLag, Date.now() - due);
+      const p: Promise<unknown> = peer
+        .submitOne(jobs[i]!)
+        .catch((error) => {
+          failure = error;
+        })
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    await Promise.all(inFlight);
+    const sendSeconds = (Date.now() - t0) / 1000;
+    if (failure) throw failure;
+    await peer.waitDone(jobs.length, 120_000);
+    const waits = (await peer.timings()).map((t) => t.startedAt - t.enqueuedAt);
+    const result = {
+      runs: jobs.length,
+      ratePerSecond,
+      achievedRatePerSecond: round(jobs.length / sendSeconds),
+      queueWaitP50Ms: round(percentile(waits, 50), 2),
+      queueWaitP99Ms: round(percentile(waits, 99), 2),
+      maxSendLagMs: Math.round(maxLag),
+    };
+    log(
+      `  mixed ${peer.id}: queue wait p50 ${result.queueWaitP50Ms} ms, p99 ${result.queueWaitP99Ms} ms ` +
+        `(${result.runs} runs at ${result.achievedRatePerSecond}/s, max send lag ${result.maxSendLagMs} ms)`,
+    );
+    return result;
+  } finally {
+    await peer.teardown();
+  }
+}
