@@ -59,8 +59,8 @@ test("screenshots of the console with real data", async ({ page, api, state }) =
   await expect(page.getByRole("region", { name: "Requeue results" })).toBeVisible();
   await page.screenshot({ path: join(OUT, "requeue.png") });
 
-  // A run that recovery quarantined.
-  await page.goto(`/runs/${state.runs.waiting}`);
+  // A run that recovery requeued twice, then quarantined.
+  await page.goto(`/runs/${state.runs.killerB}`);
   await expect(page.getByRole("region", { name: "Recovery" })).toContainText("dead letter");
   await expect(page.getByRole("table", { name: "Events" })).toContainText("run.failed");
   await page.screenshot({ path: join(OUT, "run-detail.png"), fullPage: true });

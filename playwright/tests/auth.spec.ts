@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { type OahProcess, startOah } from "@oah/testing";
 import { expect, test } from "../fixtures";
 import { type ConsoleProcess, startConsole } from "../support/console";
@@ -87,10 +88,42 @@ test.describe("with a token", () => {
     await expect(page).toHaveURL(/\/sign-in\?error=expired/);
     await expect(page.getByRole("alert").filter({ hasText: "no longer accepts" })).toBeVisible();
   });
+});
 
-  test("without a token configured there is no sign-in", async ({ page }) => {
+test.describe("without a token", () => {
+  test("there is no sign-in", async ({ page }) => {
     await page.goto("/sign-in");
     await expect(page).toHaveURL(/\/storage$/);
     await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+  });
+
+  test("the API routes refuse other sites and other host names", async ({ state }) => {
+    const url = new URL("/api/trpc/admin.overview", state.consoleUrl);
+    const status = (headers: Record<string, string>, method = "GET", body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(url, { method, headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    expect(await status({})).toBe(200);
+    // A page of another site, and a name that rebinds to this machine.
+    expect(await status({ origin: "http://attacker.example", "sec-fetch-site": "cross-site" })).toBe(403);
+    expect(await status({ host: `attacker.example:${url.port}` })).toBe(403);
+    const requeue = new URL("/api/trpc/admin.requeue", state.consoleUrl);
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(requeue, { method: "POST", headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify({ runId: state.runs.plainFailed }));
+      });
+    // A form post of another page cannot send JSON.
+    expect(await post({ "content-type": "text/plain" })).toBe(415);
+    expect(await post({ "content-type": "application/json", origin: "http://attacker.example" })).toBe(403);
   });
 });

@@ -203,7 +203,9 @@ export function OverviewCards({
                   title="Show quarantined runs (each row names its reason)"
                   onClick={() => onApply({ recoveryState: ["quarantined"] })}
                 >
-                  <span className="mono">{reason}</span>
+                  <span className="mono" title={reason}>
+                    {reason}
+                  </span>
                   <span className="reason-count">{count.toLocaleString("en-US")}</span>
                 </button>
               </li>

@@ -56,7 +56,7 @@ function RecoverySection({ run }: { run: Run }) {
     return <p className="muted small">Recovery has never acted on this run.</p>;
   }
   return (
-    <dl className="facts facts-grid">
+    <dl className="facts facts-grid facts-wide">
       <div>
         <dt>state</dt>
         <dd>
@@ -382,7 +382,18 @@ export function RunDetail({ runId }: { runId: string }) {
             <span className="muted small">{events.data ? `${events.data.items.length} in order` : ""}</span>
           </h2>
           {events.data ? (
-            <Events events={events.data.items as unknown as RunEvent[]} />
+            <>
+              <Events events={events.data.items as unknown as RunEvent[]} />
+              {events.data.nextCursor !== null ? (
+                <p className="muted small">
+                  The first {events.data.items.length} events; the rest are in{" "}
+                  <code>
+                    GET /api/v1/runs/{runId}/events?after={events.data.nextCursor}
+                  </code>
+                  .
+                </p>
+              ) : null}
+            </>
           ) : events.error ? (
             <ErrorState what="events" error={events.error} onRetry={() => events.refetch()} />
           ) : (

@@ -49,6 +49,17 @@ export function crossSite(request: NextRequest): boolean {
   return false;
 }
 
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/i;
+
+/**
+ * Without a token the console is meant for this machine only (it binds to 127.0.0.1): requests
+ * addressed to any other host name are refused, so that a DNS-rebinding page cannot drive it.
+ */
+export function foreignHost(request: NextRequest): boolean {
+  if (tokenRequired()) return false;
+  return !LOOPBACK_HOST.test(request.headers.get("host") ?? "");
+}
+
 export type UpstreamAuth = { ok: true; headers: Record<string, string> } | { ok: false };
 
 /** The Authorization header for oah-api: the signed-in operator's token, or none when none is needed. */

@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { TOKEN_COOKIE, tokenRequired } from "@/lib/server-config";
-import { crossSite, fetchUpstream, isFailure, trpcError, upstreamAuth } from "@/lib/upstream";
+import { crossSite, fetchUpstream, foreignHost, isFailure, trpcError, upstreamAuth } from "@/lib/upstream";
 
 export const dynamic = "force-dynamic";
 
@@ -17,6 +17,9 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
   const procedure = path.join("/");
   if (!PROCEDURE_PATH.test(procedure)) return trpcError(404, "not_found", `no procedure ${procedure}`);
   if (crossSite(request)) return trpcError(403, "forbidden", "requests from other sites are refused");
+  if (foreignHost(request)) {
+    return trpcError(403, "forbidden", "without OAH_API_TOKEN the console answers loopback addresses only");
+  }
 
   const auth = upstreamAuth(request);
   if (!auth.ok) return trpcError(401, "unauthorized", "Sign in to the console to use the API.");
