@@ -71,9 +71,4 @@ test("screenshots of the console with real data", async ({ page, api, state }) =
   await expect(pool.getByTestId("chart-capacity").locator("path.recharts-line-curve")).toHaveCount(4);
   await pool.scrollIntoViewIfNeeded();
   await pool.screenshot({ path: join(OUT, "pool.png") });
-
-  // The sign-in page is shown only with a token; the storage page in full, for the README.
-  await page.goto("/storage");
-  await expect(row(page, long.id)).toBeVisible();
-  await page.screenshot({ path: join(OUT, "storage-full.png"), fullPage: true });
 });
