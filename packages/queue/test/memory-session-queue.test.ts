@@ -1,9 +1,9 @@
 import { MemorySessionQueue } from "../src";
-import { LOCK_TTL_MS, sessionQueueContract } from "./session-queue.contract";
+import { sessionQueueContract } from "./session-queue.contract";
 
-sessionQueueContract("in-process", async () => {
+sessionQueueContract("in-process", async (lockTtlMs) => {
   let now = Date.now();
-  const queue = new MemorySessionQueue({ lockTtlMs: LOCK_TTL_MS, now: () => now });
+  const queue = new MemorySessionQueue({ lockTtlMs, now: () => now });
   return {
     queue,
     advance: async (ms) => {

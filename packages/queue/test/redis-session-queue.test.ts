@@ -3,12 +3,12 @@ import { createTestRedis, type TestRedis } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisSessionQueue, redisKeys } from "../src";
-import { LOCK_TTL_MS, sessionQueueContract } from "./session-queue.contract";
+import { sessionQueueContract } from "./session-queue.contract";
 
-sessionQueueContract("Redis", async () => {
+sessionQueueContract("Redis", async (lockTtlMs) => {
   const t = await createTestRedis();
   const redis = new Redis(t.url);
-  const queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs: LOCK_TTL_MS });
+  const queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs });
   await queue.whenSubscribed();
   return {
     queue,

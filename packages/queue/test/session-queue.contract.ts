@@ -9,7 +9,10 @@ export interface QueueHarness {
   dispose(): Promise<void>;
 }
 
-export const LOCK_TTL_MS = 1_000;
+/** Long enough that no lock lapses by accident on a busy machine. */
+export const LOCK_TTL_MS = 10_000;
+/** For the tests about lapsing locks. */
+export const SHORT_LOCK_TTL_MS = 400;
 
 let seq = 0;
 function entry(sessionId: string, queueSeq: number, priority: RunPriority = "normal"): QueueEntry {
@@ -23,15 +26,25 @@ function entry(sessionId: string, queueSeq: number, priority: RunPriority = "nor
 }
 
 /** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
-export function sessionQueueContract(name: string, create: () => Promise<QueueHarness>): void {
+export function sessionQueueContract(
+  name: string,
+  create: (lockTtlMs: number) => Promise<QueueHarness>,
+): void {
   describe(`SessionQueue contract: ${name}`, () => {
     let h: QueueHarness;
     let q: SessionQueue;
     beforeEach(async () => {
-      h = await create();
+      h = await create(LOCK_TTL_MS);
       q = h.queue;
     });
     afterEach(() => h.dispose());
+
+    /** A queue of short-lived locks instead of the default one, for the rest of the test. */
+    async function withShortLocks(): Promise<void> {
+      await h.dispose();
+      h = await create(SHORT_LOCK_TTL_MS);
+      q = h.queue;
+    }
 
     it("hands out a session's runs in queueSeq order, whatever the order they were enqueued in", async () => {
       const [a1, a2, a3] = [entry("a", 1), entry("a", 2), entry("a", 3)];
@@ -126,11 +139,12 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
     });
 
     it("renews a lock only with its token, and frees it when it expires", async () => {
+      await withShortLocks();
       await q.enqueue([entry("a", 1), entry("a", 2)]);
       const claim = await q.claim();
       expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
       expect(await q.renewLocks([{ sessionId: "a", token: "other" }])).toEqual(["a"]);
-      await h.advance(LOCK_TTL_MS + 50);
+      await h.advance(SHORT_LOCK_TTL_MS + 50);
       // Expired: a release with any token makes the session claimable by someone else.
       await q.release("a", "nobody");
       const taken = await q.claim();
@@ -143,9 +157,10 @@ export function sessionQueueContract(name: string, create: () => Promise<QueueHa
     });
 
     it("does not tell a holder whose lock lapsed, while nobody took the session, that it lost it", async () => {
+      await withShortLocks();
       await q.enqueue([entry("a", 1)]);
       const claim = await q.claim();
-      await h.advance(LOCK_TTL_MS + 50);
+      await h.advance(SHORT_LOCK_TTL_MS + 50);
       expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
       expect(await q.release("a", claim!.token)).toBe(false);
     });
