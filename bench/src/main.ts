@@ -6,10 +6,11 @@
 // that drift spreads over all of them; every figure is the median of the
 // repetitions, with min and max. Prints two tables and writes
 // bench/results/latest.json. Options: --workloads a,b,c,d,e  --peers id,…  --reps N
-// --private-services (throwaway PostgreSQL and Redis even when shared ones answer).
+// --private-services (throwaway PostgreSQL and Redis even when shared ones answer)
+// --out FILE (a custom selection writes bench/results/custom.json by default).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "@oah/testing";
 import { formatJson } from "./json";
@@ -31,10 +32,14 @@ const { values } = parseArgs({
     peers: { type: "string" },
     reps: { type: "string" },
     "private-services": { type: "boolean", default: false },
+    out: { type: "string" },
   },
   strict: true,
 });
 const quick = values.quick;
+// A custom selection writes aside, so that it never replaces the results of a whole run.
+const custom = values.workloads !== undefined || values.peers !== undefined || values.reps !== undefined;
+const outFile = values.out ?? join("bench", "results", custom ? "custom.json" : "latest.json");
 
 const plan = {
   reps: Number(values.reps ?? (quick ? 1 : 3)),
@@ -44,7 +49,7 @@ const plan = {
   dispatch: { samples: quick ? 100 : 200 },
   mixed: { ratePerSecond: 200, seconds: 10 },
   admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
-  memory: { queued: 5_000 },
+  memory: { queued: 4_000 },
 };
 for (const id of plan.peers)
   if (!PEER_IDS.includes(id)) throw new Error(`unknown peer ${id}: ${PEER_IDS.join(", ")}`);
@@ -110,6 +115,22 @@ async function main(): Promise<void> {
     services: services.origin,
     repetitions: plan.reps,
     systems: Object.fromEntries(plan.peers.map((id) => [id, PEER_LABELS[id]])),
+    method: {
+      order:
+        "systems alternate within each repetition (A B C … A B C …); figures are medians with min and max",
+      oahRedisPg:
+        "oah-api with OAH_REDIS_URL, PostgreSQL, OAH_WORKERS_MIN = MAX = slots; bulk runs submitted through an oah-api --api-only before it starts",
+      oahSplit:
+        "oah-api --api-only + oah-sandbox processes of at most 16 slots each, started after the bulk submission",
+      oahEmbedded:
+        "oah-api on SQLite, in-process queue; bulk runs submitted to an oah-api whose pool cannot start a worker, which is stopped; then oah-api with slots workers re-enqueues them at start-up",
+      oahBulk:
+        "each bulk submission is made once over HTTP and copied for every drain (CREATE DATABASE … TEMPLATE + Redis COPY, or the SQLite file)",
+      bullmq:
+        "Queue.addBulk, one Worker with concurrency = slots in the bench process; job.timestamp/processedOn/finishedOn",
+      graphileNamedQueues:
+        "addJobs with queueName = session id, run() with concurrency = slots in the bench process; the task records start and end",
+    },
   };
   const compared: ComparedRow[] = [];
   const absolute: AbsoluteRow[] = [];
@@ -311,20 +332,13 @@ async function main(): Promise<void> {
         value: m.apiOnlyRssMbPer1000Queued,
       },
       {
-        figure: "V8 heap growth of oah-api --api-only per 1,000 queued runs (MB)",
-        value: m.apiOnlyHeapMbPer1000Queued,
-      },
-      {
         figure: "RSS growth of oah-api embedded per 1,000 queued runs, in-process queue (MB)",
         value: m.embeddedRssMbPer1000Queued,
       },
-      {
-        figure: "V8 heap growth of oah-api embedded per 1,000 queued runs, in-process queue (MB)",
-        value: m.embeddedHeapMbPer1000Queued,
-      },
     );
     results.memory = {
-      unit: "MB (VmRSS; V8 heap used from /metrics; Redis used_memory)",
+      unit: "MB (VmRSS; Redis used_memory); per 1,000 queued runs after a warm-up burst of as many",
+      note: "RSS holds garbage V8 has not collected yet, so the RSS growth per 1,000 queued runs is an upper bound",
       idleRssMb: m.idleApiEmbeddedRssMb.median,
       idleRssMbOf: "oah-api, embedded default (SQLite, default pool), idle",
       queuedRuns: plan.memory.queued,
@@ -348,11 +362,11 @@ async function main(): Promise<void> {
     print();
     for (const line of absoluteTable(absolute)) print(line);
   }
-  const dir = join(REPO_ROOT, "bench", "results");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "latest.json"), formatJson(results));
+  const file = isAbsolute(outFile) ? outFile : join(REPO_ROOT, outFile);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, formatJson(results));
   print();
-  log(`written: bench/results/latest.json (${results.durationSeconds} s in all)`);
+  log(`written: ${relative(REPO_ROOT, file)} (${results.durationSeconds} s in all)`);
 }
 
 try {

@@ -1,6 +1,5 @@
 // (e) Memory: RSS (VmRSS of /proc/<pid>/status) of idle hosts, and what 1,000
-// queued runs cost (RSS, and the V8 heap in use from the process's /metrics,
-// which is steadier: RSS also holds what the allocator keeps after a burst): in the `oah-api --api-only` process and in Redis
+// queued runs cost: in the `oah-api --api-only` process and in Redis
 // (used_memory), beside BullMQ's 1,000 waiting jobs in Redis; and in the embedded
 // default's process (its queue is in process). Nothing executes while the runs are
 // queued (the sandbox is measured idle and stopped first; the embedded pool
@@ -17,24 +16,16 @@ import { bulkJobs } from "./throughput";
 
 const SETTLE_MS = 2_000;
 /**
- * Runs submitted first and not counted: the first burst of 64 concurrent requests
- * grows the heap and the allocator's arenas once, whatever is queued; the figure
- * is the growth from there on.
+ * Before the measured `queued` runs, as many are submitted and not counted: a
+ * burst of 64 concurrent requests grows the V8 heap and the allocator's arenas,
+ * which RSS keeps; after a burst of the same size the growth left is what the
+ * queued runs hold.
  */
-const WARM_UP_RUNS = 2_000;
 
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
   return round(kb / 1024, 1);
-}
-
-/** V8 heap in use, from the process's own /metrics (oah exports prom-client's default figures). */
-async function heapUsedMb(p: OahProcess): Promise<number> {
-  const res = await fetch(`${p.url}/metrics`);
-  const text = await res.text();
-  const bytes = Number(/^\S*nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text)?.[1] ?? Number.NaN);
-  return round(bytes / 1_048_576, 2);
 }
 
 async function redisUsedBytes(services: Services): Promise<number> {
@@ -54,11 +45,9 @@ export interface MemoryRound {
   idleApiOnlyRssMb: number;
   idleSandboxRssMb: number;
   apiOnlyRssMbPer1000Queued: number;
-  apiOnlyHeapMbPer1000Queued: number;
   redisMbPer1000QueuedOah: number;
   redisMbPer1000QueuedBullmq: number;
   embeddedRssMbPer1000Queued: number;
-  embeddedHeapMbPer1000Queued: number;
 }
 
 /** One round of every memory figure; `queued` runs (and BullMQ jobs) for the per-1,000 figures. */
@@ -83,14 +72,12 @@ export async function memoryOnce(services: Services, queued: number): Promise<Me
       env: { OAH_DATA_DIR: dirs[0]!.path, OAH_LOG_LEVEL: "error", ...NO_WORKER_POOL },
     });
     processes.push(holding);
-    await submitNoops(holding, WARM_UP_RUNS);
+    await submitNoops(holding, queued);
     await sleep(SETTLE_MS);
     const embeddedBefore = rssMb(holding.child.pid!);
-    const embeddedHeapBefore = await heapUsedMb(holding);
     await submitNoops(holding, queued);
     await sleep(SETTLE_MS);
     const embeddedRssMbPer1000Queued = per1000(rssMb(holding.child.pid!) - embeddedBefore);
-    const embeddedHeapMbPer1000Queued = per1000((await heapUsedMb(holding)) - embeddedHeapBefore);
     await holding.stop("SIGKILL");
 
     // Redis + PostgreSQL: --api-only and a sandbox, idle; then --api-only holding queued runs.
@@ -111,15 +98,13 @@ export async function memoryOnce(services: Services, queued: number): Promise<Me
     const idleApiOnlyRssMb = rssMb(apiOnly.child.pid!);
     const idleSandboxRssMb = rssMb(sandbox.child.pid!);
     await sandbox.stop("SIGTERM");
-    await submitNoops(apiOnly, WARM_UP_RUNS);
+    await submitNoops(apiOnly, queued);
     await sleep(SETTLE_MS);
     const apiBefore = rssMb(apiOnly.child.pid!);
-    const apiHeapBefore = await heapUsedMb(apiOnly);
     const redisBefore = await redisUsedBytes(services);
     await submitNoops(apiOnly, queued);
     await sleep(SETTLE_MS);
     const apiOnlyRssMbPer1000Queued = per1000(rssMb(apiOnly.child.pid!) - apiBefore);
-    const apiOnlyHeapMbPer1000Queued = per1000((await heapUsedMb(apiOnly)) - apiHeapBefore);
     const redisMbPer1000QueuedOah = per1000(((await redisUsedBytes(services)) - redisBefore) / 1_048_576);
 
     // BullMQ: the same number of waiting jobs.
@@ -142,11 +127,9 @@ export async function memoryOnce(services: Services, queued: number): Promise<Me
       idleApiOnlyRssMb,
       idleSandboxRssMb,
       apiOnlyRssMbPer1000Queued,
-      apiOnlyHeapMbPer1000Queued,
       redisMbPer1000QueuedOah,
       redisMbPer1000QueuedBullmq,
       embeddedRssMbPer1000Queued,
-      embeddedHeapMbPer1000Queued,
     };
     log(`  memory: ${JSON.stringify(result)}`);
     return result;
