@@ -62,7 +62,7 @@ const live = new Set<Peer>();
 let services: Services | undefined;
 let snapshots: OahSnapshots | undefined;
 let stopping = false;
-async function shutdown(signal: string): Promise<never> {
+async function shutdown(signal: string, code = 130): Promise<never> {
   if (!stopping) {
     stopping = true;
     log(`${signal}: cleaning up`);
@@ -70,10 +70,14 @@ async function shutdown(signal: string): Promise<never> {
     await snapshots?.dispose().catch(() => {});
     await services?.dispose().catch(() => {});
   }
-  process.exit(130);
+  process.exit(code);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("uncaughtException", (error) => {
+  log(`uncaught: ${error.stack ?? error}`);
+  void shutdown("uncaught exception", 1);
+});
 
 async function withPeer<T>(id: PeerId, task: (peer: Peer) => Promise<T>): Promise<T> {
   const peer = createPeer(id, services!, snapshots!);

@@ -141,6 +141,7 @@ export async function findServices(forcePrivate = false): Promise<Services> {
   const prefixes = new Set<BenchRedisPrefix>();
   const runTag = token();
   let count = 0;
+  let closed = false;
 
   const scanDelete = async (pattern: string) => {
     let cursor = "0";
@@ -194,6 +195,7 @@ export async function findServices(forcePrivate = false): Promise<Services> {
       let copied = 0;
       let cursor = "0";
       do {
+        if (closed) throw new Error("the bench is shutting down");
         const [next, keys] = await redis.scan(cursor, "MATCH", `${head}*`, "COUNT", 2000);
         if (keys.length > 0) {
           const pipeline = redis.pipeline();
@@ -206,7 +208,12 @@ export async function findServices(forcePrivate = false): Promise<Services> {
       return copied;
     },
     async dispose() {
-      for (const p of [...prefixes]) await p.clear().catch(() => {});
+      closed = true;
+      const left = [...prefixes];
+      for (const p of left) await p.clear().catch(() => {});
+      // A copy in flight when the bench was interrupted may land one more batch.
+      await new Promise((r) => setTimeout(r, 300));
+      for (const p of left) await p.clear().catch(() => {});
       for (const d of [...databases]) await d.drop().catch(() => {});
       redis.disconnect();
       await postgres.server?.stop();
