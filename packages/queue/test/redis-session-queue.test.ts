@@ -124,6 +124,20 @@ describe("Redis session queue specifics", () => {
     other.disconnect();
   });
 
+  it("announces, and lets claim, every session made ready within the same millisecond", async () => {
+    const listener = new Redis(t.url);
+    let announced = 0;
+    listener.on("message", () => announced++);
+    await listener.subscribe(redisKeys(t.prefix).wakeChannel);
+    // One script call: all three sessions become ready at the same server millisecond.
+    await queue.enqueue([entry("s1", 1), entry("s2", 1), entry("s3", 1)]);
+    const claims = await Promise.all([queue.claim(), queue.claim(), queue.claim()]);
+    expect(claims.map((c) => c?.sessionId)).toEqual(["s1", "s2", "s3"]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(announced).toBe(3);
+    listener.disconnect();
+  });
+
   it("wakes an idle worker within milliseconds of a run becoming claimable", async () => {
     const controller = new AbortController();
     const waiting = queue.waitForWork(controller.signal).then(() => performance.now());

@@ -84,6 +84,13 @@ export function sessionQueueContract(
       expect((await q.claim())!.sessionId).toBe("new");
     });
 
+    it("makes the sessions of one enqueue call ready in the order of their entries", async () => {
+      const names = ["m", "c", "x", "a", "q", "b"];
+      await q.enqueue(names.map((n) => entry(n, 1)));
+      const claims = await Promise.all(names.map(() => q.claim()));
+      expect(claims.map((c) => c?.sessionId)).toEqual(names);
+    });
+
     it("does not starve a one-run session behind a session with a hundred runs", async () => {
       // No time passes between the two: ready order must hold within one millisecond too.
       await q.enqueue(Array.from({ length: 100 }, (_, i) => entry("busy", i + 1)));

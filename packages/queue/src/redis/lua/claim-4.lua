@@ -14,7 +14,7 @@ local now = serverNow()
 
 for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
   for _ = 1, maxScan do
-    local session = redis.call("ZRANGEBYSCORE", lane, "-inf", now, "LIMIT", 0, 1)[1]
+    local session = redis.call("ZRANGEBYSCORE", lane, "-inf", "(" .. readyBelow(now), "LIMIT", 0, 1)[1]
     if not session then
       break
     end

@@ -8,14 +8,17 @@ local base = ARGV[1]
 --@include mark-ready
 local now = serverNow()
 
-local touched = {}
+-- Sessions become ready in the order of their first entry in the call (pairs() over a
+-- table would follow hash order).
+local touched, order = {}, {}
 for i = 2, #ARGV do
   local session = addEntry(ARGV[i])
-  if session then
+  if session and not touched[session] then
     touched[session] = true
+    table.insert(order, session)
   end
 end
-for session in pairs(touched) do
+for _, session in ipairs(order) do
   markReady(session, now)
 end
 return 0

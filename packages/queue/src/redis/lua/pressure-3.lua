@@ -11,9 +11,9 @@ local now = serverNow()
 local result = { redis.call("ZCARD", KEYS[1]), redis.call("ZCARD", KEYS[2]) }
 local oldest = -1
 for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
-  local locked = redis.call("ZCOUNT", lane, "(" .. now, "+inf")
+  local locked = redis.call("ZCOUNT", lane, readyBelow(now), "+inf")
   local stale = 0
-  local members = redis.call("ZRANGEBYSCORE", lane, "-inf", now, "WITHSCORES", "LIMIT", 0, sample)
+  local members = redis.call("ZRANGEBYSCORE", lane, "-inf", "(" .. readyBelow(now), "WITHSCORES", "LIMIT", 0, sample)
   for j = 1, #members, 2 do
     local session, since = members[j], tonumber(members[j + 1])
     if redis.call("EXISTS", base .. "lock:" .. session) == 1 then

@@ -1,5 +1,5 @@
 -- Shared by the scripts that change a session's runs or lock.
--- Needs: base (key prefix with hash tag), readySub, readyNormal, entries.
+-- Needs: base (key prefix with hash tag), readySub, readyNormal, entries, server-time.
 --
 -- A ready lane is a sorted set of sessions scored by the time they are ready at.
 -- A session whose lock is held stays in its lane, scored at the lock's expiry: it
@@ -23,7 +23,7 @@ end
 -- A ready time behind every session already ready in the lane, even within the same
 -- millisecond (equal scores would order by session name, not by arrival).
 local function backOfLine(lane, now)
-  local last = redis.call("ZREVRANGEBYSCORE", lane, now, "-inf", "WITHSCORES", "LIMIT", 0, 1)[2]
+  local last = redis.call("ZREVRANGEBYSCORE", lane, "(" .. readyBelow(now), "-inf", "WITHSCORES", "LIMIT", 0, 1)[2]
   if last and tonumber(last) >= now then
     return tonumber(last) + 0.001
   end
@@ -45,7 +45,7 @@ local function markReady(session, now)
   local current = score and tonumber(score) or nil
   redis.call("ZREM", other, session)
   local lockLeft = redis.call("PTTL", base .. "lock:" .. session)
-  local wasReady = current ~= nil and current <= now
+  local wasReady = current ~= nil and current < readyBelow(now)
   local at
   if lockLeft > 0 then
     at = now + lockLeft
@@ -57,7 +57,7 @@ local function markReady(session, now)
   redis.call("ZADD", lane, at, session)
   -- Announced whenever it is claimable, not only when newly ready: an entry that was
   -- hidden behind a lock matures silently, and nobody may have looked since.
-  if at <= now then
+  if at < readyBelow(now) then
     redis.call("PUBLISH", wakeChannel, "1")
   end
 end
