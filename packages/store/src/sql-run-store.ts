@@ -535,6 +535,8 @@ export class SqlRunStore implements RunStore {
       if (!row) return null;
       const metadata = recordRecovery((tx.decodeJson(row.metadata) ?? {}) as RunMetadata, decision, {
         ...context,
+        // One clock for the columns and the metadata: the overview's times match deadLetter.at.
+        at: new Date(now),
         from: row.status as "running" | "waiting_tool",
       });
       const recovery = metadata.recovery!;

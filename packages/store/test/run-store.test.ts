@@ -292,6 +292,32 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(types).toEqual(["run.queued", "run.started", "run.waiting_tool", "run.resumed"]);
   });
 
+  it("dates a quarantine by the store's clock, in the columns and the metadata alike", async () => {
+    const run = (await store.createRun(newRun("s-dated"))).run;
+    await store.startRun({ runId: run.id, token: "a" }, "w");
+    clock += 100;
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
+      // The recovering host's clock lags the store's by a few milliseconds.
+      context: {
+        policy: { strategy: "requeue_running", maxAttempts: 3 },
+        by: "h",
+        at: new Date(clock - 3),
+        from: "running",
+      },
+      lastSeenBefore: clock + 1,
+    });
+    const at = recovered!.run.metadata.recovery!.deadLetter!.at;
+    expect(at).toBe(new Date(clock).toISOString());
+    const { recovery } = await store.overview();
+    expect(recovery).toMatchObject({
+      oldestQuarantinedAt: at,
+      newestQuarantinedAt: at,
+      newestRecoveredAt: at,
+    });
+  });
+
   it("requeues by hand only recovery-managed failed runs, at the tail, with a fresh budget", async () => {
     const stale = (await store.createRun(newRun("s-manual"))).run;
     const plain = (await store.createRun(newRun("s-manual-other"))).run;
