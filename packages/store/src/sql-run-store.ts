@@ -42,7 +42,7 @@ import type {
   ToolResultDelivery,
   ToolResultTake,
 } from "./run-store";
-import { Rollback, type SqlClient } from "./sql/client";
+import { encodeJson, Rollback, type SqlClient } from "./sql/client";
 import {
   endEvent,
   type FinishTransition,
@@ -50,6 +50,8 @@ import {
   type StartTransition,
   startData,
   startStatement,
+  statusOfRuns,
+  TRANSITION_STATEMENT,
   type Transition,
   transitionStatement,
 } from "./transitions";
@@ -106,21 +108,28 @@ export class SqlRunStore implements RunStore {
     events: { runId: string; type: RunEventType; data: Record<string, unknown> | undefined }[],
     at: number,
   ): Promise<void> {
-    const rows = sql.join(
-      events.map((e) => sql`(${e.runId}, ${e.type}, ${at}, ${tx.json(e.data)})`),
-      sql`, `,
+    const rows = tx.rowsOf(
+      3,
+      events.map((e) => [e.runId, e.type, e.data === undefined ? null : encodeJson(e.data)]),
     );
-    await tx.run(sql`INSERT INTO run_events (run_id, type, at, data) VALUES ${rows}`);
+    await tx.run(
+      sql`INSERT INTO run_events (run_id, type, at, data)
+        SELECT column1, column2, CAST(${at} AS BIGINT), ${tx.asJson(sql`column3`)} FROM ${rows}`,
+      "insert_events",
+    );
   }
 
   async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
     const now = this.now();
     return this.db.transaction(async (tx) => {
       // The upsert takes the session's row lock: submissions to one session are numbered one at a time.
-      const [session] = await tx.all<{ last_seq: number }>(sql`
+      const [session] = await tx.all<{ last_seq: number }>(
+        sql`
         INSERT INTO sessions (id, last_seq, created_at, updated_at) VALUES (${input.sessionId}, 1, ${now}, ${now})
         ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = excluded.updated_at
-        RETURNING last_seq`);
+        RETURNING last_seq`,
+        "number_submission",
+      );
       if (input.idempotencyKey !== null) {
         const [existing] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs
           WHERE session_id = ${input.sessionId} AND idempotency_key = ${input.idempotencyKey}`);
@@ -128,13 +137,16 @@ export class SqlRunStore implements RunStore {
           throw new Rollback({ run: this.run(existing), created: false, queueEntry: entryOf(existing) });
       }
       const seq = session!.last_seq;
-      const [row] = await tx.all<RunRow>(sql`
+      const [row] = await tx.all<RunRow>(
+        sql`
         INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input,
           status, created_at, enqueued_at, timeout_ms, attempt, metadata, idempotency_key, updated_at)
         VALUES (${input.id}, ${input.sessionId}, ${seq}, ${seq}, ${input.workspaceId}, ${input.parentRunId},
-          ${input.priority}, ${input.executor}, ${tx.json(input.input)}, 'queued', ${now}, ${now}, ${input.timeoutMs},
+          ${input.priority}, ${input.executor}, ${tx.asJson(sql`${encodeJson(input.input ?? null)}`)}, 'queued', ${now}, ${now}, ${input.timeoutMs},
           0, ${tx.json({})}, ${input.idempotencyKey}, ${now})
-        RETURNING ${columns}`);
+        RETURNING ${columns}`,
+        "insert_run",
+      );
       await this.insertEvent(tx, input.id, "run.queued", now, { seq, priority: input.priority });
       return { run: this.run(row!), created: true, queueEntry: entryOf(row!) };
     });
@@ -213,10 +225,11 @@ export class SqlRunStore implements RunStore {
       this.db.dialect === "postgres"
         ? await this.db.all<RunRow & { op: "start" | "finish" }>(
             transitionStatement(this.db, finishes, starts, now),
+            TRANSITION_STATEMENT,
           )
         : await this.db.transaction(async (tx) => {
             const ended = finishes.length > 0 ? await tx.all<RunRow>(finishStatement(tx, finishes, now)) : [];
-            const started = starts.length > 0 ? await tx.all<RunRow>(startStatement(starts, now)) : [];
+            const started = starts.length > 0 ? await tx.all<RunRow>(startStatement(tx, starts, now)) : [];
             const events = [
               ...ended.map((r) => endEvent(r)),
               ...started.map((r) => ({ runId: r.id, type: "run.started" as const, data: startData(r) })),
@@ -249,19 +262,22 @@ export class SqlRunStore implements RunStore {
   async heartbeat(claims: Claim[]): Promise<HeartbeatResult> {
     if (claims.length === 0) return { fenced: [], cancelRequested: [], toolResultReady: [] };
     const now = this.now();
-    const pairs = sql.join(
-      claims.map((c) => sql`(${c.runId}, ${c.token})`),
-      sql`, `,
+    const pairs = this.db.rowsOf(
+      2,
+      claims.map((c) => [c.runId, c.token]),
     );
     const rows = await this.db.all<{
       id: string;
       claim_token: string;
       cancel_requested_at: number | null;
       has_tool_result: number | boolean;
-    }>(sql`
+    }>(
+      sql`
       UPDATE runs SET heartbeat_at = ${now}
-      WHERE status IN (${ACTIVE}) AND (id, claim_token) IN (VALUES ${pairs})
-      RETURNING id, claim_token, cancel_requested_at, tool_result IS NOT NULL AS has_tool_result`);
+      WHERE ${statusOfRuns} IN (${ACTIVE}) AND (id, claim_token) IN (SELECT column1, column2 FROM ${pairs})
+      RETURNING id, claim_token, cancel_requested_at, tool_result IS NOT NULL AS has_tool_result`,
+      "heartbeat",
+    );
     const alive = new Set(rows.map((r) => `${r.id} ${r.claim_token}`));
     return {
       fenced: claims.filter((c) => !alive.has(`${c.runId} ${c.token}`)).map((c) => c.runId),

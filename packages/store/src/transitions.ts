@@ -18,28 +18,41 @@ export interface FinishTransition {
 
 export type Transition = StartTransition | FinishTransition;
 
+/** The prepared statement's name of transitionStatement(). */
+export const TRANSITION_STATEMENT = "transitions";
+
 const columns = sql.raw(RUN_COLUMNS);
 const literal = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 const ACTIVE = literal(ACTIVE_STATUSES);
 const UNFINISHED = literal(["queued", ...ACTIVE_STATUSES]);
 
 /**
+ * `runs.status` as an expression no index matches. Transitions address runs by id;
+ * a status index must never drive them, yet its statistics, stale after a burst of
+ * submissions, can make it look cheaper (and a prepared statement keeps that plan).
+ */
+export const statusOfRuns = sql.raw("(runs.status || '')");
+
+/**
  * Ends runs: every terminal status is reached from an active one (SPEC §4), and
  * only by the claim that started the run.
  */
 export function finishStatement(db: SqlClient, finishes: FinishTransition[], now: number): SQL {
-  const values = sql.join(
-    finishes.map(
-      ({ claim, outcome }) =>
-        sql`(${claim.runId}, ${claim.token}, ${outcome.status}, ${outcome.output === undefined ? null : encodeJson(outcome.output)},
-          ${outcome.errorCode ?? null}, ${outcome.errorMessage ?? null})`,
-    ),
-    sql`, `,
+  const rows = db.rowsOf(
+    6,
+    finishes.map(({ claim, outcome }) => [
+      claim.runId,
+      claim.token,
+      outcome.status,
+      outcome.output === undefined ? null : encodeJson(outcome.output),
+      outcome.errorCode ?? null,
+      outcome.errorMessage ?? null,
+    ]),
   );
   return sql`UPDATE runs SET status = v.column3, output = ${db.asJson(sql`v.column4`)}, error_code = v.column5,
       error_message = v.column6, ended_at = ${now}, updated_at = ${now}
-    FROM (VALUES ${values}) AS v
-    WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND runs.status IN (${ACTIVE})
+    FROM ${rows}
+    WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${ACTIVE})
     RETURNING ${columns}`;
 }
 
@@ -48,15 +61,15 @@ export function finishStatement(db: SqlClient, finishes: FinishTransition[], now
  * itself keeps each session serial and in order, whatever a queue or a lock may
  * have got wrong; and only from `queued`, so never twice at once.
  */
-export function startStatement(starts: StartTransition[], now: number): SQL {
-  const values = sql.join(
-    starts.map(({ claim, workerId }) => sql`(${claim.runId}, ${claim.token}, ${workerId})`),
-    sql`, `,
+export function startStatement(db: SqlClient, starts: StartTransition[], now: number): SQL {
+  const rows = db.rowsOf(
+    3,
+    starts.map(({ claim, workerId }) => [claim.runId, claim.token, workerId]),
   );
   return sql`UPDATE runs SET status = 'running', started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
       worker_id = v.column3, claim_token = v.column2, attempt = attempt + 1, updated_at = ${now}
-    FROM (VALUES ${values}) AS v
-    WHERE runs.id = v.column1 AND runs.status = 'queued' AND NOT EXISTS (
+    FROM ${rows}
+    WHERE runs.id = v.column1 AND ${statusOfRuns} = 'queued' AND NOT EXISTS (
       SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
         AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
     RETURNING ${columns}`;
@@ -80,6 +93,8 @@ export function endEvent(row: RunRow): {
  * PostgreSQL: the ends, the starts and their events in one statement (data-modifying
  * CTEs), so a batch costs one round trip and one commit. The two updates never
  * touch the same run: a session's next run is claimed only after its previous run ended.
+ * Its text is the same for every batch (rows come as arrays): prepared once, as
+ * TRANSITION_STATEMENT, it is not planned again for each batch.
  */
 export function transitionStatement(
   db: SqlClient,
@@ -87,9 +102,8 @@ export function transitionStatement(
   starts: StartTransition[],
   now: number,
 ): SQL {
-  const none = sql`SELECT ${columns} FROM runs WHERE false`;
-  const fin = finishes.length > 0 ? finishStatement(db, finishes, now) : none;
-  const st = starts.length > 0 ? startStatement(starts, now) : none;
+  const fin = finishStatement(db, finishes, now);
+  const st = startStatement(db, starts, now);
   return sql`WITH fin AS (${fin}), st AS (${st}), ev AS (
       INSERT INTO run_events (run_id, type, at, data)
       SELECT id, 'run.' || status, CAST(${now} AS bigint),

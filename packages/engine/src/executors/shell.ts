@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { sleep } from "../abort";
 
 export interface ShellOptions {
@@ -109,6 +110,8 @@ async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
  */
 export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const started = Date.now();
+  // The workspace is made when a command first runs in it, not for every run: most need none.
+  await mkdir(options.cwd, { recursive: true });
   const stdout = new BoundedOutput(options.maxOutputBytes);
   const stderr = new BoundedOutput(options.maxOutputBytes);
   const child = spawn("/bin/sh", ["-c", command], {

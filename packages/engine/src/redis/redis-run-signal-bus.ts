@@ -18,6 +18,7 @@ export class RedisRunSignalBus implements RunSignalBus {
     this.channel = redisKeys(prefix).signalChannel;
     // Subscriptions are restored by ioredis after a reconnection.
     this.subscriber = redis.duplicate({
+      enableAutoPipelining: false,
       lazyConnect: false,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,

@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import type { StepKind } from "@oah/core";
@@ -120,7 +119,6 @@ export async function executeRun(
   try {
     const executor = host.executors.get(run.executor);
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
-    await mkdir(workspaceDir, { recursive: true });
     await host.hooks.fire("run.started", target);
     const result = await executor.execute({
       run,

@@ -46,6 +46,7 @@ export class RedisSessionQueue implements SessionQueue {
     // Subscriptions are restored by ioredis after a reconnection; what was announced
     // meanwhile is unknown, so every idle worker looks once.
     this.subscriber = options.redis.duplicate({
+      enableAutoPipelining: false,
       lazyConnect: false,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,

@@ -7,16 +7,26 @@ import type { SQL } from "drizzle-orm";
  */
 export interface SqlClient {
   readonly dialect: "postgres" | "sqlite";
-  /** Rows of a query (a statement with RETURNING included). */
-  all<T>(query: SQL): Promise<T[]>;
-  /** Runs a statement; resolves to the number of rows it changed. */
-  run(query: SQL): Promise<number>;
+  /**
+   * Rows of a query (a statement with RETURNING included). A `name` makes it a
+   * prepared statement on PostgreSQL, planned once per connection: for hot
+   * statements whose text never changes (SQLite prepares every statement anyway).
+   */
+  all<T>(query: SQL, name?: string): Promise<T[]>;
+  /** Runs a statement; resolves to the number of rows it changed. `name` as for all(). */
+  run(query: SQL, name?: string): Promise<number>;
   /** Runs `fn` in one transaction; throwing `Rollback` undoes it and resolves to its value. */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
   /** A JSON value as a query parameter, typed for the dialect's JSON column. */
   json(value: unknown): SQL;
   /** An expression holding JSON text (a VALUES column), typed for the dialect's JSON column. */
   asJson(expression: SQL): SQL;
+  /**
+   * Rows of `width` text (or NULL) values to select from, as `v` with columns
+   * column1…columnN. PostgreSQL gets one array parameter per column, so that the
+   * statement's text is the same whatever the number of rows; SQLite a VALUES list.
+   */
+  rowsOf(width: number, rows: readonly (readonly (string | null)[])[]): SQL;
   /** `FOR UPDATE` where the dialect has row locks; SQLite's write transactions lock the whole file. */
   readonly forUpdate: SQL;
   /** JSON column values as they come back from the driver, decoded. */

@@ -34,24 +34,21 @@ class PostgresConnection implements SqlClient {
     private readonly pool: pg.Pool,
   ) {}
 
-  async all<T>(query: SQL): Promise<T[]> {
+  private async query(query: SQL, name: string | undefined): Promise<pg.QueryResult> {
     const { sql: text, params } = dialect.sqlToQuery(query);
     try {
-      const result = await this.db.query(text, params);
-      return result.rows as T[];
+      return await this.db.query({ text, values: params, name: name && `oah_${name}` });
     } catch (error) {
       throw storeUnavailable(error) ?? error;
     }
   }
 
-  async run(query: SQL): Promise<number> {
-    const { sql: text, params } = dialect.sqlToQuery(query);
-    try {
-      const result = await this.db.query(text, params);
-      return result.rowCount ?? 0;
-    } catch (error) {
-      throw storeUnavailable(error) ?? error;
-    }
+  async all<T>(query: SQL, name?: string): Promise<T[]> {
+    return (await this.query(query, name)).rows as T[];
+  }
+
+  async run(query: SQL, name?: string): Promise<number> {
+    return (await this.query(query, name)).rowCount ?? 0;
   }
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
@@ -86,6 +83,16 @@ class PostgresConnection implements SqlClient {
 
   asJson(expression: SQL): SQL {
     return sql`CAST(${expression} AS jsonb)`;
+  }
+
+  rowsOf(width: number, rows: readonly (readonly (string | null)[])[]): SQL {
+    const columns = Array.from({ length: width }, (_, i) => rows.map((row) => row[i] ?? null));
+    const arrays = sql.join(
+      columns.map((values) => sql`CAST(${sql.param(values)} AS text[])`),
+      sql`, `,
+    );
+    const names = sql.raw(columns.map((_, i) => `column${i + 1}`).join(", "));
+    return sql`unnest(${arrays}) AS v(${names})`;
   }
 
   decodeJson(value: unknown): unknown {

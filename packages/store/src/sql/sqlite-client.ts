@@ -118,6 +118,21 @@ class SqliteConnection implements SqlClient {
     return expression;
   }
 
+  rowsOf(width: number, rows: readonly (readonly (string | null)[])[]): SQL {
+    if (rows.length === 0) {
+      const nulls = Array.from({ length: width }, (_, i) => `NULL AS column${i + 1}`).join(", ");
+      return sql.raw(`(SELECT ${nulls} WHERE 0) AS v`);
+    }
+    const values = rows.map(
+      (row) =>
+        sql`(${sql.join(
+          row.map((v) => sql`${v}`),
+          sql`, `,
+        )})`,
+    );
+    return sql`(VALUES ${sql.join(values, sql`, `)}) AS v`;
+  }
+
   decodeJson(value: unknown): unknown {
     return typeof value === "string" ? JSON.parse(value) : value;
   }
