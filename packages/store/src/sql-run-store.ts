@@ -3,6 +3,7 @@ import {
   ACTIVE_STATUSES,
   checkManualRequeue,
   type QueueEntry,
+  RECOVERY_STATES,
   type RecoveryState,
   RUN_STATUSES,
   type RunEventType,
@@ -71,11 +72,15 @@ const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
 
 export interface SqlRunStoreOptions {
   now?: () => number;
+  /** How many status-changing writes a host makes between two folds of the overview's counters. */
+  foldCountsEvery?: number;
 }
 
 /** The RunStore over PostgreSQL or SQLite: one set of queries, rendered by the client's dialect. */
 export class SqlRunStore implements RunStore {
   private readonly now: () => number;
+  private readonly foldEvery: number;
+  private unfoldedWrites = 0;
   private readonly transitions = new GroupCommit((batch: Transition[]) => this.writeTransitions(batch));
 
   constructor(
@@ -83,6 +88,7 @@ export class SqlRunStore implements RunStore {
     options: SqlRunStoreOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.foldEvery = options.foldCountsEvery ?? 1_000;
   }
 
   get dialect() {
@@ -148,8 +154,29 @@ export class SqlRunStore implements RunStore {
         "insert_run",
       );
       await this.insertEvent(tx, input.id, "run.queued", now, { seq, priority: input.priority });
+      this.noteCountedWrite();
       return { run: this.run(row!), created: true, queueEntry: entryOf(row!) };
     });
+  }
+
+  /**
+   * On PostgreSQL, the overview's counters are appended to by every statement that
+   * changes runs; every so many writes, a host folds them into one row per counter
+   * (in the background: until then, the counts are right, only longer to sum).
+   * Concurrent folds are safe: each row is deleted, and so counted, once.
+   */
+  private noteCountedWrite(): void {
+    if (this.db.dialect !== "postgres" || ++this.unfoldedWrites < this.foldEvery) return;
+    this.unfoldedWrites = 0;
+    this.db
+      .run(
+        sql`WITH gone AS (DELETE FROM run_counts RETURNING counter, n)
+          INSERT INTO run_counts (counter, n) SELECT counter, sum(n) FROM gone GROUP BY counter HAVING sum(n) <> 0`,
+        "fold_counts",
+      )
+      .catch(() => {
+        // Housekeeping only: the next fold takes these rows too.
+      });
   }
 
   async getRun(runId: string): Promise<Run | null> {
@@ -240,6 +267,7 @@ export class SqlRunStore implements RunStore {
               ...started.map((r) => ({ ...r, op: "start" as const })),
             ];
           });
+    this.noteCountedWrite();
     const ended = new Map(rows.filter((r) => r.op === "finish").map((r) => [r.id, r]));
     const started = new Map(rows.filter((r) => r.op === "start").map((r) => [r.id, r]));
     // A start refused: blocked behind an earlier unfinished run, or gone (cancelled, finished, unknown).
@@ -477,41 +505,48 @@ export class SqlRunStore implements RunStore {
   }
 
   async overview(): Promise<StorageOverview> {
-    const statusCounts = Object.fromEntries(RUN_STATUSES.map((st) => [st, 0])) as Record<RunStatus, number>;
-    const counts = await this.db.all<{ status: RunStatus; n: number }>(
-      sql`SELECT status, count(*) AS n FROM runs GROUP BY status`,
+    // Counts from the counters the triggers keep (schema: runCounts), times from one index lookup each.
+    const rows = await this.db.all<{ counter: string; n: number }>(
+      sql`SELECT counter, sum(n) AS n FROM run_counts GROUP BY counter`,
     );
-    for (const row of counts) statusCounts[row.status] = Number(row.n);
-    const states = await this.db.all<{
-      state: string;
-      n: number;
-      oldest: number | null;
-      newest: number | null;
-    }>(sql`
-      SELECT recovery_state AS state, count(*) AS n, min(recovered_at) AS oldest, max(recovered_at) AS newest
-      FROM runs WHERE recovery_state IS NOT NULL GROUP BY recovery_state`);
-    const byState = new Map(states.map((r) => [r.state, r]));
-    const [failures] = await this.db.all<{ n: number }>(
-      sql`SELECT count(*) AS n FROM runs WHERE error_code = 'worker_recovery_failed'`,
-    );
-    const reasons = await this.db.all<{ reason: string; n: number }>(sql`
-      SELECT recovery_reason AS reason, count(*) AS n FROM runs WHERE recovery_state = 'quarantined'
-      GROUP BY recovery_reason ORDER BY count(*) DESC, recovery_reason ASC LIMIT 5`);
-    const quarantined = byState.get("quarantined");
-    const newest = Math.max(0, ...states.map((r) => Number(r.newest ?? 0)));
+    const counters = new Map(rows.map((r) => [r.counter, Number(r.n)]));
+    const count = (counter: string) => counters.get(counter) ?? 0;
+    const [times] = await this.db.all<{
+      oldest_quarantined: number | null;
+      newest_quarantined: number | null;
+      newest_requeued: number | null;
+      newest_failed: number | null;
+    }>(sql`SELECT
+        (SELECT min(recovered_at) FROM runs WHERE recovery_state = 'quarantined') AS oldest_quarantined,
+        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'quarantined') AS newest_quarantined,
+        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'requeued') AS newest_requeued,
+        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'failed') AS newest_failed`);
     const time = (ms: number | null | undefined) => (ms ? iso(Number(ms)) : null);
+    const newest = Math.max(
+      0,
+      ...[times?.newest_quarantined, times?.newest_requeued, times?.newest_failed].map((t) => Number(t ?? 0)),
+    );
+    const reasons = [...counters]
+      .filter(([counter, n]) => counter.startsWith("quarantine:") && n > 0)
+      .map(([counter, n]) => ({ reason: counter.slice("quarantine:".length), count: n }))
+      .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0))
+      .slice(0, 5);
+    const byState = (state: RecoveryState) => count(`recovery:${state}`);
     return {
-      statusCounts,
+      statusCounts: Object.fromEntries(RUN_STATUSES.map((st) => [st, count(`status:${st}`)])) as Record<
+        RunStatus,
+        number
+      >,
       recovery: {
-        trackedRuns: states.reduce((sum, r) => sum + Number(r.n), 0),
-        quarantinedRuns: Number(quarantined?.n ?? 0),
-        requeuedRuns: Number(byState.get("requeued")?.n ?? 0),
-        failedRecoveryRuns: Number(byState.get("failed")?.n ?? 0),
-        workerRecoveryFailures: Number(failures?.n ?? 0),
-        oldestQuarantinedAt: time(quarantined?.oldest),
-        newestQuarantinedAt: time(quarantined?.newest),
+        trackedRuns: RECOVERY_STATES.reduce((sum, state) => sum + byState(state), 0),
+        quarantinedRuns: byState("quarantined"),
+        requeuedRuns: byState("requeued"),
+        failedRecoveryRuns: byState("failed"),
+        workerRecoveryFailures: count("worker_recovery_failed"),
+        oldestQuarantinedAt: time(times?.oldest_quarantined),
+        newestQuarantinedAt: time(times?.newest_quarantined),
         newestRecoveredAt: time(newest),
-        topQuarantineReasons: reasons.map((r) => ({ reason: r.reason, count: Number(r.n) })),
+        topQuarantineReasons: reasons,
       },
     };
   }

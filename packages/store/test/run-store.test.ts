@@ -414,3 +414,68 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(overview.recovery.newestRecoveredAt).not.toBeNull();
   });
 });
+
+describe.each(STORE_KINDS)("status counts on %s", (kind) => {
+  let t: TestStore;
+  afterAll(() => t?.dispose());
+
+  it("counts every status and recovery state as the runs move, through folds of the counters", async () => {
+    t = await createTestStore(kind, { foldCountsEvery: 2 });
+    const store = t.store;
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push((await store.createRun(newRun(`s-count-${i}`))).run);
+    const claims = runs.map((r, i) => ({ runId: r.id, token: `t${i}` }));
+    for (const c of claims.slice(0, 4)) await store.startRun(c, "w");
+    await store.heartbeat(claims.slice(0, 4));
+    await store.finishRun(claims[0]!, { status: "completed" });
+    await store.finishRun(claims[1]!, { status: "failed", errorCode: "tool_failed" });
+    await store.finishRun(claims[2]!, { status: "completed" });
+    expect((await store.requestCancel(runs[4]!.id)).kind).toBe("cancelled");
+    // Folds run in the background: let them land, then count again.
+    await new Promise((r) => setTimeout(r, 50));
+    const expected = {
+      queued: 0,
+      running: 1,
+      waiting_tool: 0,
+      completed: 2,
+      failed: 1,
+      cancelled: 1,
+      timed_out: 0,
+    };
+    expect((await store.overview()).statusCounts).toEqual(expected);
+    await store.createRun(newRun("s-count-late"));
+    expect((await store.overview()).statusCounts).toEqual({ ...expected, queued: 1 });
+
+    // Recovery moves the recovery counters with the statuses; a manual requeue moves them back.
+    await store.recoverRun({
+      runId: runs[3]!.id,
+      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
+      context: {
+        policy: { strategy: "requeue_running", maxAttempts: 3 },
+        by: "h",
+        at: new Date(),
+        from: "running",
+      },
+      lastSeenBefore: Date.now() + 60_000,
+    });
+    let overview = await store.overview();
+    expect(overview.statusCounts).toMatchObject({ running: 0, failed: 2, queued: 1 });
+    expect(overview.recovery).toMatchObject({
+      trackedRuns: 1,
+      quarantinedRuns: 1,
+      workerRecoveryFailures: 1,
+      topQuarantineReasons: [{ reason: "max_attempts_exhausted", count: 1 }],
+    });
+    await store.requeueRuns([runs[3]!.id], "ops", 3);
+    overview = await store.overview();
+    expect(overview.statusCounts).toMatchObject({ running: 0, failed: 1, queued: 2 });
+    expect(overview.recovery).toMatchObject({
+      trackedRuns: 1,
+      quarantinedRuns: 0,
+      requeuedRuns: 1,
+      workerRecoveryFailures: 0,
+      topQuarantineReasons: [],
+      oldestQuarantinedAt: null,
+    });
+  });
+});

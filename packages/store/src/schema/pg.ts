@@ -63,8 +63,15 @@ export const runs = pgTable(
     index("runs_queued_enqueued_idx").on(t.enqueuedAt).where(sql`status = 'queued'`),
     index("runs_created_idx").on(t.createdAt, t.id),
     index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
-    index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),
-    index("runs_recovery_state_created_idx").on(t.recoveryState, t.createdAt, t.id),
+    // Most runs have neither: no entry for them, and none to maintain on their every update.
+    index("runs_error_code_created_idx")
+      .on(t.errorCode, t.createdAt, t.id)
+      .where(sql`error_code IS NOT NULL`),
+    index("runs_recovery_state_created_idx")
+      .on(t.recoveryState, t.createdAt, t.id)
+      .where(sql`recovery_state IS NOT NULL`),
+    // The overview's recovery times: the first and last of a state, one index lookup each.
+    index("runs_recovery_time_idx").on(t.recoveryState, t.recoveredAt).where(sql`recovery_state IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),
@@ -103,3 +110,16 @@ export const runSteps = pgTable(
   },
   (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
 );
+
+/**
+ * The overview's counts, kept as runs change instead of counted over a million rows
+ * (counters: `status:<status>`, `recovery:<state>`, `quarantine:<reason>`,
+ * `worker_recovery_failed`). Triggers on `runs` append each statement's net change
+ * per counter (appending takes no lock that concurrent writers could wait on); the
+ * store folds the rows together now and then. A counter is the sum of its rows.
+ */
+export const runCounts = pgTable("run_counts", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  counter: text("counter").notNull(),
+  n: bigint("n", { mode: "number" }).notNull(),
+});

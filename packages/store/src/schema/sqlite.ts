@@ -60,8 +60,15 @@ export const runs = sqliteTable(
     index("runs_queued_enqueued_idx").on(t.enqueuedAt).where(sql`status = 'queued'`),
     index("runs_created_idx").on(t.createdAt, t.id),
     index("runs_status_created_idx").on(t.status, t.createdAt, t.id),
-    index("runs_error_code_created_idx").on(t.errorCode, t.createdAt, t.id),
-    index("runs_recovery_state_created_idx").on(t.recoveryState, t.createdAt, t.id),
+    // Most runs have neither: no entry for them, and none to maintain on their every update.
+    index("runs_error_code_created_idx")
+      .on(t.errorCode, t.createdAt, t.id)
+      .where(sql`error_code IS NOT NULL`),
+    index("runs_recovery_state_created_idx")
+      .on(t.recoveryState, t.createdAt, t.id)
+      .where(sql`recovery_state IS NOT NULL`),
+    // The overview's recovery times: the first and last of a state, one index lookup each.
+    index("runs_recovery_time_idx").on(t.recoveryState, t.recoveredAt).where(sql`recovery_state IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),
@@ -100,3 +107,14 @@ export const runSteps = sqliteTable(
   },
   (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
 );
+
+/**
+ * The overview's counts, kept as runs change instead of counted over a million rows
+ * (counters: `status:<status>`, `recovery:<state>`, `quarantine:<reason>`,
+ * `worker_recovery_failed`): one row per counter, kept by triggers on `runs`
+ * (SQLite has a single writer, so no writer waits on another for it).
+ */
+export const runCounts = sqliteTable("run_counts", {
+  counter: text("counter").primaryKey(),
+  n: integer("n").notNull(),
+});
