@@ -127,15 +127,34 @@ export class SqlRunStore implements RunStore {
 
   async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
     const now = this.now();
-    return this.db.transaction(async (tx) => {
-      // The upsert takes the session's row lock: submissions to one session are numbered one at a time.
-      const [session] = await tx.all<{ last_seq: number }>(
-        sql`
-        INSERT INTO sessions (id, last_seq, created_at, updated_at) VALUES (${input.sessionId}, 1, ${now}, ${now})
-        ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = excluded.updated_at
-        RETURNING last_seq`,
-        "number_submission",
+    // The upsert takes the session's row lock: submissions to one session are numbered one at a time.
+    const numberSubmission = sql`INSERT INTO sessions (id, last_seq, created_at, updated_at)
+      VALUES (${input.sessionId}, 1, ${now}, ${now})
+      ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = excluded.updated_at
+      RETURNING last_seq`;
+    const insertRun = (db: SqlClient, seq: SQL, from: SQL) => sql`
+      INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input,
+        status, created_at, enqueued_at, timeout_ms, attempt, metadata, idempotency_key, updated_at)
+      SELECT ${input.id}, ${input.sessionId}, ${seq}, ${seq}, ${input.workspaceId}, ${input.parentRunId},
+        ${input.priority}, ${input.executor}, ${db.asJson(sql`${encodeJson(input.input ?? null)}`)}, 'queued', ${now},
+        ${now}, ${input.timeoutMs}, 0, ${db.asJson(sql`'{}'`)}, ${input.idempotencyKey}, ${now} ${from}
+      RETURNING ${columns}`;
+    if (this.db.dialect === "postgres" && input.idempotencyKey === null) {
+      // The common case in one statement: one round trip and one commit per submission.
+      const [row] = await this.db.all<RunRow>(
+        sql`WITH numbered AS (${numberSubmission}),
+          inserted AS (${insertRun(this.db, sql`numbered.last_seq`, sql`FROM numbered`)}),
+          queued AS (INSERT INTO run_events (run_id, type, at, data)
+            SELECT id, 'run.queued', CAST(${now} AS bigint), jsonb_build_object('seq', seq, 'priority', priority)
+            FROM inserted)
+          SELECT ${columns} FROM inserted`,
+        "create_run",
       );
+      this.noteCountedWrite();
+      return { run: this.run(row!), created: true, queueEntry: entryOf(row!) };
+    }
+    return this.db.transaction(async (tx) => {
+      const [session] = await tx.all<{ last_seq: number }>(numberSubmission, "number_submission");
       if (input.idempotencyKey !== null) {
         const [existing] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs
           WHERE session_id = ${input.sessionId} AND idempotency_key = ${input.idempotencyKey}`);
@@ -143,16 +162,7 @@ export class SqlRunStore implements RunStore {
           throw new Rollback({ run: this.run(existing), created: false, queueEntry: entryOf(existing) });
       }
       const seq = session!.last_seq;
-      const [row] = await tx.all<RunRow>(
-        sql`
-        INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input,
-          status, created_at, enqueued_at, timeout_ms, attempt, metadata, idempotency_key, updated_at)
-        VALUES (${input.id}, ${input.sessionId}, ${seq}, ${seq}, ${input.workspaceId}, ${input.parentRunId},
-          ${input.priority}, ${input.executor}, ${tx.asJson(sql`${encodeJson(input.input ?? null)}`)}, 'queued', ${now}, ${now}, ${input.timeoutMs},
-          0, ${tx.json({})}, ${input.idempotencyKey}, ${now})
-        RETURNING ${columns}`,
-        "insert_run",
-      );
+      const [row] = await tx.all<RunRow>(insertRun(tx, sql`${seq}`, sql``), "insert_run");
       await this.insertEvent(tx, input.id, "run.queued", now, { seq, priority: input.priority });
       this.noteCountedWrite();
       return { run: this.run(row!), created: true, queueEntry: entryOf(row!) };
