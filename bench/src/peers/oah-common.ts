@@ -8,6 +8,7 @@ import { createTempDir, type OahProcess, startOah, type TempDir } from "@oah/tes
 import Database from "better-sqlite3";
 import pg from "pg";
 import { sleep } from "../log";
+import type { BenchDatabase, BenchRedisPrefix, Services } from "../services";
 import type { OahSnapshots } from "./oah-snapshots";
 import type { JobSpec, JobTiming, Peer, PeerId } from "./types";
 
@@ -277,4 +278,56 @@ export abstract class OahPeer implements Peer {
   }
 
   protected async dropData(): Promise<void> {}
+}
+
+/** The oah systems over Redis + PostgreSQL: a database and a key prefix of their own. */
+export abstract class OahRedisPgPeer extends OahPeer {
+  private db: BenchDatabase | undefined;
+  private prefix: BenchRedisPrefix | undefined;
+  /** Names this system's databases and prefixes. */
+  protected abstract readonly storeName: string;
+
+  constructor(
+    protected readonly services: Services,
+    snapshots: OahSnapshots,
+  ) {
+    super(snapshots);
+  }
+
+  /** What the system starts as soon as its store exists (before any worker). */
+  protected async onStore(): Promise<void> {}
+
+  private async use(db: BenchDatabase, prefix: BenchRedisPrefix): Promise<void> {
+    this.db = db;
+    this.prefix = prefix;
+    this.env = {
+      OAH_DATABASE_URL: db.url,
+      OAH_REDIS_URL: this.services.redisUrl,
+      OAH_REDIS_PREFIX: prefix.prefix,
+      OAH_DATA_DIR: this.newDataDir(),
+      OAH_LOG_LEVEL: "error",
+    };
+    this.reader = postgresReader(db.url);
+    await this.onStore();
+  }
+
+  protected async freshStore(): Promise<void> {
+    await this.use(
+      await this.services.createDatabase(this.storeName),
+      await this.services.createRedisPrefix(this.storeName),
+    );
+  }
+
+  protected async storeFromTemplate(jobs: readonly JobSpec[]): Promise<void> {
+    const template = await this.snapshots.redisPgTemplate(jobs);
+    const { db, prefix } = await this.snapshots.cloneRedisPg(template, this.storeName);
+    await this.use(db, prefix);
+  }
+
+  protected override async dropData(): Promise<void> {
+    await this.prefix?.clear();
+    await this.db?.drop();
+    this.prefix = undefined;
+    this.db = undefined;
+  }
 }

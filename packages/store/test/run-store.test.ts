@@ -19,6 +19,21 @@ function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewRun {
   };
 }
 
+/** Recovery giving up on a stale run after its last attempt (max_attempts_exhausted). */
+function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore = at + 1) {
+  return store.recoverRun({
+    runId,
+    decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
+    context: {
+      policy: { strategy: "requeue_running", maxAttempts: 3 },
+      by: "h",
+      at: new Date(at),
+      from: "running",
+    },
+    lastSeenBefore,
+  });
+}
+
 describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
   let t: TestStore;
   let store: RunStore;
@@ -296,18 +311,8 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const run = (await store.createRun(newRun("s-dated"))).run;
     await store.startRun({ runId: run.id, token: "a" }, "w");
     clock += 100;
-    const recovered = await store.recoverRun({
-      runId: run.id,
-      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
-      // The recovering host's clock lags the store's by a few milliseconds.
-      context: {
-        policy: { strategy: "requeue_running", maxAttempts: 3 },
-        by: "h",
-        at: new Date(clock - 3),
-        from: "running",
-      },
-      lastSeenBefore: clock + 1,
-    });
+    // The recovering host's clock lags the store's by a few milliseconds.
+    const recovered = await quarantine(store, run.id, clock - 3, clock + 1);
     const at = recovered!.run.metadata.recovery!.deadLetter!.at;
     expect(at).toBe(new Date(clock).toISOString());
     const { recovery } = await store.overview();
@@ -328,17 +333,7 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     await store.finishRun({ runId: plain.id, token: "b" }, { status: "failed", errorCode: "tool_failed" });
     await store.finishRun({ runId: done.id, token: "c" }, { status: "completed" });
     clock += 100;
-    await store.recoverRun({
-      runId: stale.id,
-      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
-      context: {
-        policy: { strategy: "requeue_running", maxAttempts: 3 },
-        by: "h",
-        at: new Date(clock),
-        from: "running",
-      },
-      lastSeenBefore: clock + 1,
-    });
+    await quarantine(store, stale.id, clock);
     const later = (await store.createRun(newRun("s-manual"))).run;
     const outcomes = await store.requeueRuns([stale.id, plain.id, done.id, "run_missing"], "alice", 3);
     expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual([
@@ -447,17 +442,7 @@ describe.each(STORE_KINDS)("status counts on %s", (kind) => {
     expect((await store.overview()).statusCounts).toEqual({ ...expected, queued: 1 });
 
     // Recovery moves the recovery counters with the statuses; a manual requeue moves them back.
-    await store.recoverRun({
-      runId: runs[3]!.id,
-      decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
-      context: {
-        policy: { strategy: "requeue_running", maxAttempts: 3 },
-        by: "h",
-        at: new Date(),
-        from: "running",
-      },
-      lastSeenBefore: Date.now() + 60_000,
-    });
+    await quarantine(store, runs[3]!.id, Date.now(), Date.now() + 60_000);
     let overview = await store.overview();
     expect(overview.statusCounts).toMatchObject({ running: 0, failed: 2, queued: 1 });
     expect(overview.recovery).toMatchObject({

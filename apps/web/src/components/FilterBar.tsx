@@ -63,6 +63,13 @@ function TextFilter({
   );
 }
 
+/** The free-text filters, in the order they are shown. */
+const TEXT_FILTERS: { label: string; name: TextKey; placeholder: string }[] = [
+  { label: "Session", name: "sessionId", placeholder: "session id" },
+  { label: "Run", name: "runId", placeholder: "run_…" },
+  { label: "Workspace", name: "workspaceId", placeholder: "workspace id" },
+];
+
 export function FilterBar({
   filters,
   statusCounts,
@@ -96,30 +103,17 @@ export function FilterBar({
         selected={filters.recoveryState}
         onChange={(recoveryState) => onFilters({ recoveryState })}
       />
-      <TextFilter
-        label="Session"
-        name="sessionId"
-        value={filters.sessionId}
-        placeholder="session id"
-        problem={problems.sessionId}
-        onApply={(name, value) => onFilters({ [name]: value })}
-      />
-      <TextFilter
-        label="Run"
-        name="runId"
-        value={filters.runId}
-        placeholder="run_…"
-        problem={problems.runId}
-        onApply={(name, value) => onFilters({ [name]: value })}
-      />
-      <TextFilter
-        label="Workspace"
-        name="workspaceId"
-        value={filters.workspaceId}
-        placeholder="workspace id"
-        problem={problems.workspaceId}
-        onApply={(name, value) => onFilters({ [name]: value })}
-      />
+      {TEXT_FILTERS.map(({ label, name, placeholder }) => (
+        <TextFilter
+          key={name}
+          label={label}
+          name={name}
+          value={filters[name]}
+          placeholder={placeholder}
+          problem={problems[name]}
+          onApply={(field, value) => onFilters({ [field]: value })}
+        />
+      ))}
       <button type="button" className="btn" onClick={onClear} disabled={!hasFilters(filters)}>
         Clear filters
       </button>

@@ -24,6 +24,57 @@ function only(current: RunFilters, wanted: Partial<RunFilters>): boolean {
   );
 }
 
+/** The recovery block's cards: each counts one figure of the overview and filters the list by it. */
+const RECOVERY_CARDS: {
+  label: string;
+  count: "trackedRuns" | "quarantinedRuns" | "requeuedRuns" | "failedRecoveryRuns" | "workerRecoveryFailures";
+  className: string;
+  filter: Partial<RunFilters>;
+  testId: string;
+  hint: string;
+}[] = [
+  {
+    label: "tracked",
+    count: "trackedRuns",
+    className: "recovery-card",
+    filter: { recoveryState: [...RECOVERY_STATES] },
+    testId: "overview-recovery-tracked",
+    hint: "Runs recovery has acted on (any recovery state)",
+  },
+  {
+    label: "quarantined",
+    count: "quarantinedRuns",
+    className: "recovery-card recovery-quarantined",
+    filter: { recoveryState: ["quarantined"] },
+    testId: "overview-recovery-quarantined",
+    hint: "Runs recovery gave up on; an operator has to look at them",
+  },
+  {
+    label: "requeued",
+    count: "requeuedRuns",
+    className: "recovery-card recovery-requeued",
+    filter: { recoveryState: ["requeued"] },
+    testId: "overview-recovery-requeued",
+    hint: "Runs put back in their queue by recovery or by an operator",
+  },
+  {
+    label: "failed recovery",
+    count: "failedRecoveryRuns",
+    className: "recovery-card recovery-failed",
+    filter: { recoveryState: ["failed"] },
+    testId: "overview-recovery-failed",
+    hint: "Runs recovery failed closed (strategy fail)",
+  },
+  {
+    label: "worker recovery failures",
+    count: "workerRecoveryFailures",
+    className: "recovery-card",
+    filter: { errorCode: ["worker_recovery_failed"] },
+    testId: "overview-recovery-worker-failures",
+    hint: "Runs that ended with worker_recovery_failed",
+  },
+];
+
 function Card({
   label,
   count,
@@ -115,56 +166,19 @@ export function OverviewCards({
       <div className="overview-group">
         <h2 className="group-title">Recovery</h2>
         <div className="cards recovery-cards">
-          <Card
-            label="tracked"
-            count={recovery?.trackedRuns}
-            className="recovery-card"
-            filter={{ recoveryState: [...RECOVERY_STATES] }}
-            current={filters}
-            onApply={onApply}
-            testId="overview-recovery-tracked"
-            hint="Runs recovery has acted on (any recovery state)"
-          />
-          <Card
-            label="quarantined"
-            count={recovery?.quarantinedRuns}
-            className="recovery-card recovery-quarantined"
-            filter={{ recoveryState: ["quarantined"] }}
-            current={filters}
-            onApply={onApply}
-            testId="overview-recovery-quarantined"
-            hint="Runs recovery gave up on; an operator has to look at them"
-          />
-          <Card
-            label="requeued"
-            count={recovery?.requeuedRuns}
-            className="recovery-card recovery-requeued"
-            filter={{ recoveryState: ["requeued"] }}
-            current={filters}
-            onApply={onApply}
-            testId="overview-recovery-requeued"
-            hint="Runs put back in their queue by recovery or by an operator"
-          />
-          <Card
-            label="failed recovery"
-            count={recovery?.failedRecoveryRuns}
-            className="recovery-card recovery-failed"
-            filter={{ recoveryState: ["failed"] }}
-            current={filters}
-            onApply={onApply}
-            testId="overview-recovery-failed"
-            hint="Runs recovery failed closed (strategy fail)"
-          />
-          <Card
-            label="worker recovery failures"
-            count={recovery?.workerRecoveryFailures}
-            className="recovery-card"
-            filter={{ errorCode: ["worker_recovery_failed"] }}
-            current={filters}
-            onApply={onApply}
-            testId="overview-recovery-worker-failures"
-            hint="Runs that ended with worker_recovery_failed"
-          />
+          {RECOVERY_CARDS.map((card) => (
+            <Card
+              key={card.testId}
+              label={card.label}
+              count={recovery?.[card.count]}
+              className={card.className}
+              filter={card.filter}
+              current={filters}
+              onApply={onApply}
+              testId={card.testId}
+              hint={card.hint}
+            />
+          ))}
         </div>
         <dl className="facts facts-inline">
           <div>

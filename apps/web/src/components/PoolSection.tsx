@@ -235,6 +235,15 @@ function SnapshotFacts({ facts, total }: { facts: Facts; total: boolean }) {
 }
 
 const axisTime = (at: number) => shortTime(at);
+/** The time axis every history chart shares. */
+const timeAxis = {
+  dataKey: "at",
+  type: "number",
+  scale: "time",
+  domain: ["dataMin", "dataMax"],
+  tickFormatter: axisTime,
+  fontSize: 11,
+} as const;
 
 function Charts({ points }: { points: Point[] }) {
   const dots = points.length <= MAX_DOTS ? { r: 2 } : false;
@@ -252,14 +261,7 @@ function Charts({ points }: { points: Point[] }) {
         <ResponsiveContainer width="100%" height={190}>
           <LineChart data={points} margin={{ top: 8, right: 12, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-            <XAxis
-              dataKey="at"
-              type="number"
-              scale="time"
-              domain={["dataMin", "dataMax"]}
-              tickFormatter={axisTime}
-              fontSize={11}
-            />
+            <XAxis {...timeAxis} />
             <YAxis allowDecimals={false} fontSize={11} />
             <Tooltip labelFormatter={(at) => fullTime(Number(at))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
@@ -304,14 +306,7 @@ function Charts({ points }: { points: Point[] }) {
         <ResponsiveContainer width="100%" height={190}>
           <LineChart data={points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-            <XAxis
-              dataKey="at"
-              type="number"
-              scale="time"
-              domain={["dataMin", "dataMax"]}
-              tickFormatter={axisTime}
-              fontSize={11}
-            />
+            <XAxis {...timeAxis} />
             <YAxis fontSize={11} width={64} tickFormatter={(v: number) => duration(v)} />
             <Tooltip
               labelFormatter={(at) => fullTime(Number(at))}
