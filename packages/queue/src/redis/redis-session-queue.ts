@@ -39,6 +39,12 @@ export class RedisSessionQueue implements SessionQueue {
   private subscribedOnce = false;
   private readonly subscription: Promise<void>;
   private closed = false;
+  /**
+   * A claim's nonce: random for this queue object, then counted, so that a token
+   * never repeats even when Redis has lost its counter (no random bytes per claim).
+   */
+  private readonly noncePrefix = randomBytes(6).toString("hex");
+  private claims = 0;
 
   constructor(options: RedisSessionQueueOptions) {
     this.redis = defineScripts(options.redis);
@@ -87,7 +93,7 @@ export class RedisSessionQueue implements SessionQueue {
       k.base,
       this.lockTtlMs,
       CLAIM_MAX_SCAN,
-      randomBytes(4).toString("hex"),
+      `${this.noncePrefix}${(++this.claims).toString(36)}`,
     )) as [string, string, string] | null;
     if (!result) return null;
     const [sessionId, token, entry] = result;
