@@ -225,19 +225,23 @@ export class SqlRunStore implements RunStore {
     enqueuedBefore?: number;
     limit: number;
   }): Promise<QueueEntry[]> {
+    // A row comparison, so that a page starts where the last ended in the index (an OR of
+    // the two columns would rescan every earlier entry, page after page).
     const after = page.after
-      ? sql`AND (session_id > ${page.after.sessionId} OR (session_id = ${page.after.sessionId} AND queue_seq > ${page.after.queueSeq}))`
+      ? sql`AND (session_id, queue_seq) > (${page.after.sessionId}, ${page.after.queueSeq})`
       : sql``;
-    const order =
+    // In queue order: the partial index of unfinished runs gives that order (the IN term
+    // names its predicate; the status test, hidden from indexes, keeps stale statistics from
+    // choosing the status index and a sort of every queued run per page). By wait: the
+    // partial index of queued runs.
+    const where =
       page.enqueuedBefore === undefined
-        ? sql`ORDER BY session_id, queue_seq`
-        : sql`AND enqueued_at < ${page.enqueuedBefore} ORDER BY enqueued_at`;
-    // The redundant IN term lets SQLite pick the partial index of unfinished runs.
+        ? sql`status IN (${UNFINISHED}) AND ${statusOfRuns} = 'queued' ${after} ORDER BY session_id, queue_seq`
+        : sql`status = 'queued' ${after} AND enqueued_at < ${page.enqueuedBefore} ORDER BY enqueued_at`;
     const rows = await this.db.all<
       Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">
     >(sql`
-      SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs
-      WHERE status IN (${UNFINISHED}) AND status = 'queued' ${after} ${order} LIMIT ${page.limit}`);
+      SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs WHERE ${where} LIMIT ${page.limit}`);
     return rows.map(entryOf);
   }
 
