@@ -12,6 +12,15 @@ export const test = base.extend<{ api: ApiClient }, { state: E2EState }>({
   api: async ({ state }, use) => use(new ApiClient(state.apiUrl)),
 });
 
+/**
+ * Opens the storage page and waits until it is live: the runs table only exists once the
+ * page is hydrated and its data loaded, and what is typed or clicked before is lost.
+ */
+export async function openStorage(page: Page, path = "/storage"): Promise<void> {
+  await page.goto(path);
+  await expect(page.locator("table.runs-table")).toBeVisible();
+}
+
 /** Every run of a storage query, straight from oah-api (all pages), newest first. */
 export async function apiRunIds(api: ApiClient, query: Record<string, string> = {}): Promise<string[]> {
   const ids: string[] = [];

@@ -1,4 +1,12 @@
-import { apiRunIds, chooseFilter, expect, expectTableMatchesApi, tableRunIds, test } from "../fixtures";
+import {
+  apiRunIds,
+  chooseFilter,
+  expect,
+  expectTableMatchesApi,
+  openStorage,
+  tableRunIds,
+  test,
+} from "../fixtures";
 
 test.describe("filters", () => {
   test("status: shows exactly the matching runs, and the URL reproduces the view", async ({
@@ -6,8 +14,7 @@ test.describe("filters", () => {
     api,
     context,
   }) => {
-    await page.goto("/storage");
-    await expect(page.locator("table.runs-table")).toBeVisible();
+    await openStorage(page);
     await chooseFilter(page, "Status", ["failed", "timed_out"]);
     await expect(page).toHaveURL(/\/storage\?status=failed,timed_out$/);
 
@@ -31,7 +38,7 @@ test.describe("filters", () => {
   });
 
   test("error code: shows exactly the matching runs", async ({ page, api, state }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     await chooseFilter(page, "Error code", ["tool_failed", "worker_recovery_failed"]);
     await expect(page).toHaveURL(/\/storage\?errorCode=worker_recovery_failed,tool_failed$/);
     const expected = await apiRunIds(api, { errorCode: "worker_recovery_failed,tool_failed" });
@@ -45,7 +52,7 @@ test.describe("filters", () => {
   });
 
   test("recovery state: shows exactly the matching runs", async ({ page, api, state }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     await chooseFilter(page, "Recovery state", ["requeued"]);
     await expect(page).toHaveURL(/\/storage\?recoveryState=requeued$/);
     const requeued = await apiRunIds(api, { recoveryState: "requeued" });
@@ -63,7 +70,7 @@ test.describe("filters", () => {
   });
 
   test("session and run text filters, and Clear filters", async ({ page, api, state }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     const session = page.getByLabel("Session", { exact: true });
     await session.fill("checkout-2");
     await session.press("Enter");
@@ -101,7 +108,7 @@ test.describe("filters", () => {
   });
 
   test("the multi-selects work from the keyboard", async ({ page }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     const button = page.getByRole("button", { name: "Status", exact: true });
     await button.focus();
     await page.keyboard.press("Enter");

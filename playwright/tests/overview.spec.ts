@@ -1,6 +1,6 @@
 import type { StorageOverview } from "@oah/contract";
 import type { Page } from "@playwright/test";
-import { apiOverview, expect, expectTableMatchesApi, test } from "../fixtures";
+import { apiOverview, expect, expectTableMatchesApi, openStorage, test } from "../fixtures";
 
 const STATUSES = [
   "queued",
@@ -72,7 +72,7 @@ test.describe("overview", () => {
   });
 
   test('clicking "quarantined" filters to the quarantined runs', async ({ page, api }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     const card = page.getByTestId("overview-recovery-quarantined");
     await card.click();
     await expect(page).toHaveURL(/\/storage\?recoveryState=quarantined$/);
@@ -84,7 +84,7 @@ test.describe("overview", () => {
   });
 
   test("clicking a status card or a quarantine reason applies its filter", async ({ page, api }) => {
-    await page.goto("/storage");
+    await openStorage(page);
     await page.getByTestId("overview-status-timed_out").click();
     await expect(page).toHaveURL(/\/storage\?status=timed_out$/);
     await expectTableMatchesApi(page, api, { status: "timed_out" });
