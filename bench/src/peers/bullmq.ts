@@ -10,7 +10,8 @@
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import { preciseNow, sleep } from "../log";
 import type { BenchRedisPrefix, Services } from "../services";
-import type { JobSpec, JobTiming, Peer } from "./types";
+import { InProcessPeer } from "./in-process-peer";
+import type { JobSpec } from "./types";
 
 const QUEUE = "bench";
 const ADD_CHUNK = 1_000;
@@ -31,26 +32,22 @@ interface Data {
   sleepMs: number;
 }
 
-export class BullmqPeer implements Peer {
+export class BullmqPeer extends InProcessPeer {
   readonly id = "bullmq" as const;
   readonly label = "BullMQ (no per-key order)";
-  readonly isOah = false;
   private prefix: BenchRedisPrefix | undefined;
   private queue: Queue<Data> | undefined;
   private worker: Worker<Data> | undefined;
-  private done: JobTiming[] = [];
-  private byId = new Map<string, JobTiming>();
-  private failure: Error | undefined;
   private handlerStart = new Map<string, number>();
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    super("BullMQ");
+  }
 
   async setup(): Promise<void> {
     this.prefix = await this.services.createRedisPrefix("bull");
-    this.done = [];
-    this.byId.clear();
+    this.finished.clear();
     this.handlerStart.clear();
-    this.failure = undefined;
     this.queue = new Queue<Data>(QUEUE, {
       connection: connectionOf(this.services.redisUrl),
       prefix: this.prefix.prefix,
@@ -88,38 +85,13 @@ export class BullmqPeer implements Peer {
         startedAtPrecise: this.handlerStart.get(job.id!),
       };
       this.handlerStart.delete(job.id!);
-      this.done.push(t);
-      this.byId.set(job.id!, t);
+      this.finished.record(job.id!, t);
     });
     this.worker.on("failed", (job, error) => {
-      this.failure = new Error(`BullMQ job ${job?.id} failed: ${error.message}`);
+      this.finished.fail(new Error(`BullMQ job ${job?.id} failed: ${error.message}`));
     });
     this.worker.on("error", () => {});
     await this.worker.waitUntilReady();
-  }
-
-  async waitDone(count: number, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.done.length < count) {
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`BullMQ: only ${this.done.length} of ${count} jobs done`);
-      await sleep(20);
-    }
-  }
-
-  async waitJob(id: string, timeoutMs: number): Promise<JobTiming> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const t = this.byId.get(id);
-      if (t) return t;
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`BullMQ: job ${id} did not finish`);
-      await sleep(1);
-    }
-  }
-
-  async timings(): Promise<JobTiming[]> {
-    return [...this.done];
   }
 
   async teardown(): Promise<void> {

@@ -21,7 +21,8 @@ import {
 import pg from "pg";
 import { preciseNow, sleep } from "../log";
 import type { BenchDatabase, Services } from "../services";
-import type { JobSpec, JobTiming, Peer } from "./types";
+import { InProcessPeer } from "./in-process-peer";
+import type { JobSpec } from "./types";
 
 const TASK = "noop";
 const ADD_CHUNK = 1_000;
@@ -36,27 +37,23 @@ function pool(url: string, max: number, self: { stopping: boolean }): pg.Pool {
   return p;
 }
 
-export class GraphilePeer implements Peer {
+export class GraphilePeer extends InProcessPeer {
   readonly id = "graphileNamedQueues" as const;
   readonly label = "graphile-worker (a named queue per session)";
-  readonly isOah = false;
   private db: BenchDatabase | undefined;
   private utils: WorkerUtils | undefined;
   private runner: Runner | undefined;
   /** Pools of our own (utils, runner), so that teardown ends them before the database is dropped. */
   private pools: pg.Pool[] = [];
   stopping = false;
-  private done: JobTiming[] = [];
-  private byId = new Map<string, JobTiming>();
-  private failure: Error | undefined;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    super("graphile-worker");
+  }
 
   async setup(): Promise<void> {
     this.db = await this.services.createDatabase("graphile");
-    this.done = [];
-    this.byId.clear();
-    this.failure = undefined;
+    this.finished.clear();
     this.stopping = false;
     const utilsPool = pool(this.db.url, 4, this);
     this.pools.push(utilsPool);
@@ -93,8 +90,7 @@ export class GraphilePeer implements Peer {
           endedAt: preciseNow(),
           startedAtPrecise: startedAt,
         };
-        this.done.push(t);
-        this.byId.set(String(helpers.job.id), t);
+        this.finished.record(String(helpers.job.id), t);
       },
     };
     const runnerPool = pool(this.db!.url, Math.max(10, slots + 2), this);
@@ -107,7 +103,7 @@ export class GraphilePeer implements Peer {
       taskList,
     });
     this.runner.promise.catch((error: Error) => {
-      this.failure = error;
+      this.finished.fail(error);
     });
   }
 
@@ -115,31 +111,6 @@ export class GraphilePeer implements Peer {
     return new Logger(() => (level, message) => {
       if (level === "error" && !this.stopping) process.stderr.write(`graphile-worker: ${message}\n`);
     });
-  }
-
-  async waitDone(count: number, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.done.length < count) {
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline)
-        throw new Error(`graphile-worker: only ${this.done.length} of ${count} jobs done`);
-      await sleep(20);
-    }
-  }
-
-  async waitJob(id: string, timeoutMs: number): Promise<JobTiming> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const t = this.byId.get(id);
-      if (t) return t;
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`graphile-worker: job ${id} did not finish`);
-      await sleep(1);
-    }
-  }
-
-  async timings(): Promise<JobTiming[]> {
-    return [...this.done];
   }
 
   async teardown(): Promise<void> {
