@@ -1,22 +1,13 @@
 import type { StorageOverview } from "@oah/contract";
+import { RUN_STATUSES } from "@oah/core";
 import type { Page } from "@playwright/test";
 import { apiOverview, expect, expectTableMatchesApi, openStorage, test } from "../fixtures";
-
-const STATUSES = [
-  "queued",
-  "running",
-  "waiting_tool",
-  "completed",
-  "failed",
-  "cancelled",
-  "timed_out",
-] as const;
 
 async function shownCounts(page: Page) {
   const count = async (testId: string) =>
     Number(await page.getByTestId(testId).locator(".card-count").getAttribute("data-count"));
   const statusCounts = Object.fromEntries(
-    await Promise.all(STATUSES.map(async (s) => [s, await count(`overview-status-${s}`)] as const)),
+    await Promise.all(RUN_STATUSES.map(async (s) => [s, await count(`overview-status-${s}`)] as const)),
   );
   const reasons = await page.locator(".reasons li").evaluateAll((items) =>
     items.map((li) => ({
