@@ -1,6 +1,5 @@
 import type { Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
 import {
-  ACTIVE_STATUSES,
   checkManualRequeue,
   type QueueEntry,
   RECOVERY_STATES,
@@ -21,7 +20,6 @@ import {
   type EventRow,
   entryOf,
   iso,
-  RUN_COLUMNS,
   type RunRow,
   type StepRow,
 } from "./rows";
@@ -44,6 +42,7 @@ import type {
   ToolResultTake,
 } from "./run-store";
 import { encodeJson, Rollback, type SqlClient } from "./sql/client";
+import { ACTIVE, runColumns, statusOfRuns, UNFINISHED } from "./sql-fragments";
 import {
   endEvent,
   type FinishTransition,
@@ -51,24 +50,10 @@ import {
   type StartTransition,
   startData,
   startStatement,
-  statusOfRuns,
   TRANSITION_STATEMENT,
   type Transition,
   transitionStatement,
 } from "./transitions";
-
-const columns = sql.raw(RUN_COLUMNS);
-
-/**
- * Statuses inlined as literals, not parameters: SQLite uses a partial index only
- * when the query repeats the index's WHERE terms literally. Code constants only.
- */
-function statuses(values: readonly RunStatus[]): SQL {
-  return sql.raw(values.map((v) => `'${v}'`).join(", "));
-}
-
-const ACTIVE = statuses(ACTIVE_STATUSES);
-const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
 
 export interface SqlRunStoreOptions {
   now?: () => number;
@@ -138,7 +123,7 @@ export class SqlRunStore implements RunStore {
       SELECT ${input.id}, ${input.sessionId}, ${seq}, ${seq}, ${input.workspaceId}, ${input.parentRunId},
         ${input.priority}, ${input.executor}, ${db.asJson(sql`${encodeJson(input.input ?? null)}`)}, 'queued', ${now},
         ${now}, ${input.timeoutMs}, 0, ${db.asJson(sql`'{}'`)}, ${input.idempotencyKey}, ${now} ${from}
-      RETURNING ${columns}`;
+      RETURNING ${runColumns}`;
     if (this.db.dialect === "postgres" && input.idempotencyKey === null) {
       // The common case in one statement: one round trip and one commit per submission.
       const [row] = await this.db.all<RunRow>(
@@ -147,7 +132,7 @@ export class SqlRunStore implements RunStore {
           queued AS (INSERT INTO run_events (run_id, type, at, data)
             SELECT id, 'run.queued', CAST(${now} AS bigint), jsonb_build_object('seq', seq, 'priority', priority)
             FROM inserted)
-          SELECT ${columns} FROM inserted`,
+          SELECT ${runColumns} FROM inserted`,
         "create_run",
       );
       this.noteCountedWrite();
@@ -156,7 +141,7 @@ export class SqlRunStore implements RunStore {
     return this.db.transaction(async (tx) => {
       const [session] = await tx.all<{ last_seq: number }>(numberSubmission, "number_submission");
       if (input.idempotencyKey !== null) {
-        const [existing] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs
+        const [existing] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
           WHERE session_id = ${input.sessionId} AND idempotency_key = ${input.idempotencyKey}`);
         if (existing)
           throw new Rollback({ run: this.run(existing), created: false, queueEntry: entryOf(existing) });
@@ -190,12 +175,12 @@ export class SqlRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<Run | null> {
-    const [row] = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs WHERE id = ${runId}`);
+    const [row] = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs WHERE id = ${runId}`);
     return row ? this.run(row) : null;
   }
 
   async listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]> {
-    const rows = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs
+    const rows = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs
       WHERE session_id = ${sessionId} AND seq > ${page.after ?? 0} ORDER BY seq LIMIT ${page.limit}`);
     return rows.map((r) => this.run(r));
   }
@@ -368,21 +353,21 @@ export class SqlRunStore implements RunStore {
     const now = this.now();
     return this.db.transaction(async (tx) => {
       const [row] = await tx.all<RunRow>(
-        sql`SELECT ${columns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+        sql`SELECT ${runColumns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
       );
       if (!row) return { kind: "missing" } as const;
       if (row.status === "queued") {
         const [cancelled] =
           await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', cancel_requested_at = ${now},
             ended_at = ${now}, updated_at = ${now}
-          WHERE id = ${runId} RETURNING ${columns}`);
+          WHERE id = ${runId} RETURNING ${runColumns}`);
         await this.insertEvent(tx, runId, "run.cancelled", now, { while: "queued" });
         return { kind: "cancelled", run: this.run(cancelled!) } as const;
       }
       if (row.status === "running" || row.status === "waiting_tool") {
         const [requested] = await tx.all<RunRow>(sql`UPDATE runs
           SET cancel_requested_at = COALESCE(cancel_requested_at, ${now}), updated_at = ${now}
-          WHERE id = ${runId} RETURNING ${columns}`);
+          WHERE id = ${runId} RETURNING ${runColumns}`);
         return { kind: "requested", run: this.run(requested!) } as const;
       }
       return { kind: "terminal", run: this.run(row) } as const;
@@ -404,7 +389,7 @@ export class SqlRunStore implements RunStore {
   async deliverToolResult(runId: string, name: string, output: unknown): Promise<ToolResultDelivery> {
     const now = this.now();
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<RunRow & { pending: number | boolean }>(sql`SELECT ${columns},
+      const [row] = await tx.all<RunRow & { pending: number | boolean }>(sql`SELECT ${runColumns},
           tool_result IS NOT NULL AS pending FROM runs WHERE id = ${runId} ${tx.forUpdate}`);
       if (!row) return { kind: "unknown_run" } as const;
       if (row.status !== "waiting_tool" || row.pending) {
@@ -453,7 +438,7 @@ export class SqlRunStore implements RunStore {
     const now = this.now();
     return this.db.transaction(async (tx) => {
       const [row] = await tx.all<RunRow>(
-        sql`SELECT ${columns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+        sql`SELECT ${runColumns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
       );
       if (!row)
         return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
@@ -477,7 +462,7 @@ export class SqlRunStore implements RunStore {
           cancel_requested_at = NULL, claim_token = NULL, waiting_tool = NULL, tool_result = NULL,
           recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},
           enqueued_at = ${now}, updated_at = ${now}
-        WHERE id = ${runId} RETURNING ${columns}`);
+        WHERE id = ${runId} RETURNING ${runColumns}`);
       const data = { reason: "manual_operator_requeue", requestedBy: by, from: status };
       await this.insertEvents(
         tx,
@@ -513,7 +498,7 @@ export class SqlRunStore implements RunStore {
     if (query.createdTo !== undefined) where.push(sql`created_at < ${query.createdTo}`);
     if (query.after) where.push(sql`(created_at, id) < (${query.after.createdAt}, ${query.after.id})`);
     const filter = where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``;
-    const rows = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs ${filter}
+    const rows = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs ${filter}
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`);
     return rows.map((r) => this.run(r));
   }
@@ -583,7 +568,7 @@ export class SqlRunStore implements RunStore {
   }
 
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
-    const rows = await this.db.all<RunRow>(sql`SELECT ${columns} FROM runs
+    const rows = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs
       WHERE status IN (${ACTIVE}) AND COALESCE(heartbeat_at, started_at, created_at) < ${query.lastSeenBefore}
       ORDER BY session_id, queue_seq LIMIT ${query.limit}`);
     return rows.map((r) => this.run(r));
@@ -593,7 +578,7 @@ export class SqlRunStore implements RunStore {
     const now = this.now();
     const { decision, context } = request;
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<RunRow>(sql`SELECT ${columns} FROM runs
+      const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
         WHERE id = ${request.runId} AND status IN (${ACTIVE})
           AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
         ${tx.forUpdate}`);
@@ -616,7 +601,7 @@ export class SqlRunStore implements RunStore {
             claim_token = NULL, waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
             recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
             enqueued_at = ${now}, updated_at = ${now}
-          WHERE id = ${request.runId} RETURNING ${columns}`);
+          WHERE id = ${request.runId} RETURNING ${runColumns}`);
         const data = { reason: recovery.reason, recoveryAttempts: recovery.attempts, from: row.status };
         await this.insertEvent(tx, request.runId, "run.requeued", now, data);
         await this.insertEvent(tx, request.runId, "run.queued", now, data);
@@ -634,7 +619,7 @@ export class SqlRunStore implements RunStore {
           waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
           updated_at = ${now}
-        WHERE id = ${request.runId} RETURNING ${columns}`);
+        WHERE id = ${request.runId} RETURNING ${runColumns}`);
       await this.insertEvent(tx, request.runId, "run.failed", now, {
         errorCode: "worker_recovery_failed",
         errorMessage: message,

@@ -1,8 +1,9 @@
-import { ACTIVE_STATUSES, type RunEventType, TERMINAL_EVENT, type TerminalStatus } from "@oah/core";
+import { type RunEventType, TERMINAL_EVENT, type TerminalStatus } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
-import { RUN_COLUMNS, type RunRow } from "./rows";
+import type { RunRow } from "./rows";
 import type { Claim, RunOutcome } from "./run-store";
 import { encodeJson, type SqlClient } from "./sql/client";
+import { ACTIVE, runColumns, statusOfRuns, UNFINISHED } from "./sql-fragments";
 
 export interface StartTransition {
   kind: "start";
@@ -20,18 +21,6 @@ export type Transition = StartTransition | FinishTransition;
 
 /** The prepared statement's name of transitionStatement(). */
 export const TRANSITION_STATEMENT = "transitions";
-
-const columns = sql.raw(RUN_COLUMNS);
-const literal = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
-const ACTIVE = literal(ACTIVE_STATUSES);
-const UNFINISHED = literal(["queued", ...ACTIVE_STATUSES]);
-
-/**
- * `runs.status` as an expression no index matches. Transitions address runs by id;
- * a status index must never drive them, yet its statistics, stale after a burst of
- * submissions, can make it look cheaper (and a prepared statement keeps that plan).
- */
-export const statusOfRuns = sql.raw("(runs.status || '')");
 
 /**
  * Ends runs: every terminal status is reached from an active one (SPEC §4), and
@@ -53,7 +42,7 @@ export function finishStatement(db: SqlClient, finishes: FinishTransition[], now
       error_message = v.column6, ended_at = ${now}, updated_at = ${now}
     FROM ${rows}
     WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${ACTIVE})
-    RETURNING ${columns}`;
+    RETURNING ${runColumns}`;
 }
 
 /**
@@ -72,7 +61,7 @@ export function startStatement(db: SqlClient, starts: StartTransition[], now: nu
     WHERE runs.id = v.column1 AND ${statusOfRuns} = 'queued' AND NOT EXISTS (
       SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
         AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
-    RETURNING ${columns}`;
+    RETURNING ${runColumns}`;
 }
 
 export const startData = (row: RunRow) => ({ workerId: row.worker_id, attempt: row.attempt });

@@ -1,0 +1,24 @@
+import { ACTIVE_STATUSES, type RunStatus } from "@oah/core";
+import { type SQL, sql } from "drizzle-orm";
+import { RUN_COLUMNS } from "./rows";
+
+/** Every column of a run, as the store's queries select and return them. */
+export const runColumns = sql.raw(RUN_COLUMNS);
+
+/**
+ * Statuses inlined as literals, not parameters: SQLite uses a partial index only
+ * when the query repeats the index's WHERE terms literally. Code constants only.
+ */
+function statuses(values: readonly RunStatus[]): SQL {
+  return sql.raw(values.map((v) => `'${v}'`).join(", "));
+}
+
+export const ACTIVE = statuses(ACTIVE_STATUSES);
+export const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
+
+/**
+ * `runs.status` as an expression no index matches. Transitions address runs by id;
+ * a status index must never drive them, yet its statistics, stale after a burst of
+ * submissions, can make it look cheaper (and a prepared statement keeps that plan).
+ */
+export const statusOfRuns = sql.raw("(runs.status || '')");
