@@ -510,21 +510,16 @@ export class SqlRunStore implements RunStore {
     );
     const counters = new Map(rows.map((r) => [r.counter, Number(r.n)]));
     const count = (counter: string) => counters.get(counter) ?? 0;
-    const [times] = await this.db.all<{
-      oldest_quarantined: number | null;
-      newest_quarantined: number | null;
-      newest_requeued: number | null;
-      newest_failed: number | null;
-    }>(sql`SELECT
-        (SELECT min(recovered_at) FROM runs WHERE recovery_state = 'quarantined') AS oldest_quarantined,
-        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'quarantined') AS newest_quarantined,
-        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'requeued') AS newest_requeued,
-        (SELECT max(recovered_at) FROM runs WHERE recovery_state = 'failed') AS newest_failed`);
-    const time = (ms: number | null | undefined) => (ms ? iso(Number(ms)) : null);
-    const newest = Math.max(
-      0,
-      ...[times?.newest_quarantined, times?.newest_requeued, times?.newest_failed].map((t) => Number(t ?? 0)),
+    // Per state, not over all states at once: each is one lookup at an end of runs_recovery_time_idx.
+    const newestOf = RECOVERY_STATES.map(
+      (state) =>
+        sql`(SELECT max(recovered_at) FROM runs WHERE recovery_state = ${sql.raw(`'${state}'`)}) AS ${sql.raw(`newest_${state}`)}`,
     );
+    const [times] = await this.db.all<Record<string, number | null>>(sql`SELECT
+        (SELECT min(recovered_at) FROM runs WHERE recovery_state = 'quarantined') AS oldest_quarantined,
+        ${sql.join(newestOf, sql`, `)}`);
+    const time = (ms: number | null | undefined) => (ms ? iso(Number(ms)) : null);
+    const newest = Math.max(0, ...RECOVERY_STATES.map((state) => Number(times?.[`newest_${state}`] ?? 0)));
     const reasons = [...counters]
       .filter(([counter, n]) => counter.startsWith("quarantine:") && n > 0)
       .map(([counter, n]) => ({ reason: counter.slice("quarantine:".length), count: n }))
