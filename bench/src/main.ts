@@ -5,7 +5,7 @@
 // and one sitting. Systems alternate within each repetition (A B C … A B C …) so
 // that drift spreads over all of them; every figure is the median of the
 // repetitions, with min and max. Prints two tables and writes
-// bench/results/latest.json. Options: --workloads a,b,c,d,e  --peers id,…  --reps N
+// bench/results/latest.json. Options: --workloads a,b,c,d,e,f  --peers id,…  --reps N
 // --private-services (throwaway PostgreSQL and Redis even when shared ones answer)
 // --out FILE (a custom selection writes bench/results/custom.json by default).
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -23,6 +23,7 @@ import { type AdminResult, adminBench } from "./workloads/admin";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
 import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
+import { type PartsResult, partsOnce } from "./workloads/parts";
 import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
 
 const { values } = parseArgs({
@@ -43,7 +44,7 @@ const outFile = values.out ?? join("bench", "results", custom ? "custom.json" : 
 
 const plan = {
   reps: Number(values.reps ?? (quick ? 1 : 3)),
-  workloads: new Set((values.workloads ?? (quick ? "a,b" : "a,b,c,d,e")).split(",")),
+  workloads: new Set((values.workloads ?? (quick ? "a,b" : "a,b,c,d,e,f")).split(",")),
   peers: (values.peers ? values.peers.split(",") : PEER_IDS) as PeerId[],
   throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: [8, 32] },
   dispatch: { samples: quick ? 100 : 200 },
@@ -347,6 +348,34 @@ async function main(): Promise<void> {
       idleRssMbOf: "oah-api, embedded default (SQLite, default pool), idle",
       queuedRuns: plan.memory.queued,
       ...m,
+    };
+  }
+
+  // (f) the parts of oah Redis+PG alone
+  if (plan.workloads.has("f")) {
+    const { sessions, runsPerSession } = plan.throughput;
+    const raw = new Map<number, PartsResult[]>();
+    for (let rep = 1; rep <= plan.reps; rep++)
+      for (const slots of plan.throughput.slots) {
+        log(`(f) the store alone and the queue alone, ${slots} slots, repetition ${rep}/${plan.reps}`);
+        const list = raw.get(slots) ?? [];
+        list.push(await partsOnce(services, sessions, runsPerSession, slots));
+        raw.set(slots, list);
+      }
+    const bySlots: Record<string, Record<keyof PartsResult, Summary>> = {};
+    for (const [slots, rs] of raw) {
+      const store = summary(rs.map((r) => r.storeAloneRunsPerSecond));
+      const queue = summary(rs.map((r) => r.queueAloneRunsPerSecond));
+      bySlots[slots] = { storeAloneRunsPerSecond: store, queueAloneRunsPerSecond: queue };
+      absolute.push(
+        { figure: `store alone (PostgreSQL: start, end, events), ${slots} slots (runs/s)`, value: store },
+        { figure: `queue alone (Redis: claim, release), ${slots} slots (runs/s)`, value: queue },
+      );
+    }
+    results.parts = {
+      unit: "runs/s of each part of oah Redis+PG alone, in the bench process, on the shape of (a)",
+      workload: { sessions, runsPerSession },
+      bySlots,
     };
   }
 

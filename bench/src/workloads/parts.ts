@@ -1,0 +1,188 @@
+// (f) Where the time of a run goes: the two parts of oah's Redis + PostgreSQL
+// path, each alone, in this process, on the shape and slot counts of (a).
+// - store alone: each slot starts the next run of a ready session and waits for
+//   the commit, then ends it in the background (a group commit of the starts, the
+//   ends and their events, as a worker does); the session is ready again once its
+//   end is committed. No queue, no executor, no HTTP.
+// - queue alone: each slot claims a session in Redis and releases it (the claim
+//   and release Lua scripts, the wake announcements); no store.
+// A whole system cannot be faster than its slowest part at the same slot count:
+// these are ceilings for oah Redis+PG in (a), measured on the same two cores.
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import { join } from "node:path";
+import type { QueueEntry } from "@oah/core";
+import { RedisSessionQueue } from "@oah/queue";
+import { openRunStore } from "@oah/store";
+import { createTempDir, REPO_ROOT } from "@oah/testing";
+import { Redis } from "ioredis";
+import { log } from "../log";
+import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-common";
+import type { Services } from "../services";
+import { round } from "../stats";
+
+export interface PartsResult {
+  storeAloneRunsPerSecond: number;
+  queueAloneRunsPerSecond: number;
+}
+
+interface Session {
+  id: string;
+  runIds: string[];
+  next: number;
+}
+
+/** Hands sessions to slots in the order they became ready; `take` waits when none is. */
+class ReadySessions {
+  private readonly ready: Session[] = [];
+  private readonly waiting: ((s: Session | null) => void)[] = [];
+  private left: number;
+
+  constructor(sessions: Session[], total: number) {
+    this.ready.push(...sessions);
+    this.left = total;
+  }
+
+  take(): Promise<Session | null> {
+    const s = this.ready.shift();
+    if (s) return Promise.resolve(s);
+    if (this.left === 0) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** One run of `s` is done: `s` is ready again if it has runs left. */
+  done(s: Session): void {
+    this.left--;
+    s.next++;
+    if (s.next < s.runIds.length) {
+      const w = this.waiting.shift();
+      if (w) w(s);
+      else this.ready.push(s);
+    }
+    if (this.left === 0) for (const w of this.waiting.splice(0)) w(null);
+  }
+}
+
+function sessionsOf(sessions: number, runsPerSession: number): Session[] {
+  return Array.from({ length: sessions }, (_, s) => ({
+    id: `parts-${s}`,
+    runIds: Array.from({ length: runsPerSession }, () => `run_${randomUUID().replaceAll("-", "")}`),
+    next: 0,
+  }));
+}
+
+async function storeAlone(services: Services, sessions: number, runsPerSession: number, slots: number) {
+  const db = await services.createDatabase("parts");
+  const dir = createTempDir("oah-bench-parts-");
+  const store = await openRunStore({
+    databaseUrl: db.url,
+    dataDir: dir.path,
+    migrationsDir: join(REPO_ROOT, "drizzle"),
+  });
+  try {
+    const all = sessionsOf(sessions, runsPerSession);
+    // Submitted in the order of (a): round-robin over the sessions.
+    const order = all[0]!.runIds.flatMap((_, r) => all.map((s) => ({ s, runId: s.runIds[r]! })));
+    await inParallel(order.length, SUBMIT_CONCURRENCY, async (i) => {
+      const { s, runId } = order[i]!;
+      await store.createRun({
+        id: runId,
+        sessionId: s.id,
+        workspaceId: s.id,
+        parentRunId: null,
+        priority: "normal",
+        executor: "script",
+        input: { steps: [] },
+        timeoutMs: 60_000,
+        idempotencyKey: null,
+      });
+    });
+    const ready = new ReadySessions(all, order.length);
+    const ends: Promise<unknown>[] = [];
+    let tokens = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: slots }, async (_, w) => {
+        for (let s = await ready.take(); s; s = await ready.take()) {
+          const session = s;
+          const claim = { runId: session.runIds[session.next]!, token: `t${++tokens}` };
+          const start = await store.startRun(claim, `parts-w${w}`);
+          if (start.kind !== "started") throw new Error(`store alone: a start was ${start.kind}`);
+          ends.push(
+            store.finishRun(claim, { status: "completed", output: null }).then((ended) => {
+              if (!ended) throw new Error("store alone: an end was refused");
+              ready.done(session);
+            }),
+          );
+        }
+      }),
+    );
+    await Promise.all(ends);
+    return order.length / ((performance.now() - t0) / 1000);
+  } finally {
+    await store.close();
+    dir.remove();
+    await db.drop();
+  }
+}
+
+async function queueAlone(services: Services, sessions: number, runsPerSession: number, slots: number) {
+  const prefix = await services.createRedisPrefix("parts");
+  const redis = new Redis(services.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: null });
+  const queue = new RedisSessionQueue({ redis, prefix: prefix.prefix, lockTtlMs: 30_000 });
+  try {
+    await queue.whenSubscribed();
+    const all = sessionsOf(sessions, runsPerSession);
+    const entries: QueueEntry[] = [];
+    let queueSeq = 0;
+    for (let r = 0; r < runsPerSession; r++)
+      for (const s of all)
+        entries.push({
+          runId: s.runIds[r]!,
+          sessionId: s.id,
+          queueSeq: ++queueSeq,
+          priority: "normal",
+          enqueuedAt: Date.now(),
+        });
+    for (let i = 0; i < entries.length; i += 500) await queue.enqueue(entries.slice(i, i + 500));
+    let done = 0;
+    const stop = new AbortController();
+    setMaxListeners(slots + 1, stop.signal); // every idle slot waits on it
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: slots }, async () => {
+        while (done < entries.length) {
+          const claim = await queue.claim();
+          if (!claim) {
+            await queue.waitForWork(stop.signal);
+            continue;
+          }
+          await queue.release(claim.sessionId, claim.token);
+          if (++done === entries.length) stop.abort();
+        }
+      }),
+    );
+    return entries.length / ((performance.now() - t0) / 1000);
+  } finally {
+    await queue.close();
+    redis.disconnect();
+    await prefix.clear();
+  }
+}
+
+export async function partsOnce(
+  services: Services,
+  sessions: number,
+  runsPerSession: number,
+  slots: number,
+): Promise<PartsResult> {
+  const result = {
+    storeAloneRunsPerSecond: round(await storeAlone(services, sessions, runsPerSession, slots)),
+    queueAloneRunsPerSecond: round(await queueAlone(services, sessions, runsPerSession, slots)),
+  };
+  log(
+    `  parts ${slots} slots: store alone ${result.storeAloneRunsPerSecond} runs/s, ` +
+      `queue alone ${result.queueAloneRunsPerSecond} runs/s`,
+  );
+  return result;
+}
