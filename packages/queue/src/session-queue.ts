@@ -30,7 +30,8 @@ export interface ReleaseOptions {
   /**
    * Whether the session goes back to the ready set if runs remain (default true).
    * False when an earlier run is unfinished: the session then waits for that run
-   * to be enqueued, or for a release once it ended.
+   * to be enqueued, or for a release once it ended; if that run was enqueued while
+   * the lock was held (it is the session's head now), the session is ready at once.
    */
   ready?: boolean;
 }

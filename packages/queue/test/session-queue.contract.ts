@@ -124,6 +124,21 @@ export function sessionQueueContract(
       expect((await q.claim())!.entry.runId).toBe(a1.runId);
     });
 
+    it("makes the session ready when its earlier run arrived while the put-back run held it", async () => {
+      // The later run reached the queue first (two submissions, their enqueues crossing),
+      // was claimed, and could not start; its earlier run was enqueued meanwhile.
+      const [a1, a2] = [entry("a", 1), entry("a", 2)];
+      await q.enqueue([a2]);
+      const claim = await q.claim();
+      expect(claim!.entry.runId).toBe(a2.runId);
+      await q.enqueue([a1]);
+      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      const next = await q.claim();
+      expect(next?.entry.runId).toBe(a1.runId);
+      await q.release("a", next!.token);
+      expect((await q.claim())!.entry.runId).toBe(a2.runId);
+    });
+
     it("a release with a token that holds nothing still makes a waiting session ready", async () => {
       const a2 = entry("a", 2);
       await q.enqueue([a2]);

@@ -132,7 +132,9 @@ export class MemorySessionQueue implements SessionQueue {
     const held = state.lock?.token === token && this.isLocked(state);
     if (state.lock?.token === token) state.lock = null;
     if (options.putBack) this.insert(state, options.putBack);
-    if (options.ready !== false) this.markReady(sessionId, state);
+    // An earlier run enqueued while the lock was held is the head now: it need not wait.
+    const earlierArrived = options.putBack !== undefined && state.runs[0]?.runId !== options.putBack.runId;
+    if (options.ready !== false || earlierArrived) this.markReady(sessionId, state);
     this.forget(sessionId, state);
     return held;
   }

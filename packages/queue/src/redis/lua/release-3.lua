@@ -1,6 +1,7 @@
 -- Drops a session lock if the token still holds it; puts back an entry that did not
 -- start; makes the session ready again (at the back of the line), or, told not to,
--- takes it out of the lanes until its missing earlier run is enqueued or ends.
+-- takes it out of the lanes until its missing earlier run is enqueued or ends. An
+-- earlier run enqueued while the lock was held is the head now: then it is ready.
 -- KEYS: readySub, readyNormal, entries
 -- ARGV: base, sessionId, token, putBack entry JSON or "", ready "1" | "0"
 -- Returns 1 when the token held the lock.
@@ -16,10 +17,15 @@ if redis.call("GET", lock) == token then
   redis.call("DEL", lock)
   held = 1
 end
+local ready = ARGV[5] == "1"
 if ARGV[4] ~= "" then
   addEntry(ARGV[4])
+  if not ready then
+    local head = redis.call("ZRANGE", base .. "queue:" .. session, 0, 0)[1]
+    ready = head ~= cjson.decode(ARGV[4]).runId
+  end
 end
-if ARGV[5] == "1" then
+if ready then
   markReady(session, now)
 elseif redis.call("EXISTS", lock) == 0 then
   redis.call("ZREM", readySub, session)
