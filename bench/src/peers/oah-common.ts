@@ -16,6 +16,8 @@ import type { JobSpec, JobTiming, Peer, PeerId } from "./types";
 export const SUBMIT_CONCURRENCY = 64;
 
 const TERMINAL = "('completed', 'failed', 'cancelled', 'timed_out')";
+const UNFINISHED_REPORT = `SELECT id, session_id, seq, status, attempt, worker_id, enqueued_at, started_at,
+  heartbeat_at, recovery_state FROM runs WHERE status NOT IN ${TERMINAL} ORDER BY enqueued_at LIMIT 10`;
 
 interface RunRow {
   status: string;
@@ -31,6 +33,8 @@ export interface RunsReader {
   total(): Promise<number>;
   run(id: string): Promise<RunRow | undefined>;
   completed(): Promise<JobTiming[]>;
+  /** A few runs without a terminal status, as rows, for a report of what is stuck. */
+  unfinished(): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -72,6 +76,9 @@ export function postgresReader(url: string): RunsReader {
         "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
       );
       return rows.map(timing);
+    },
+    async unfinished() {
+      return (await pool.query(UNFINISHED_REPORT)).rows;
     },
     close: () => pool.end(),
   };
@@ -116,6 +123,9 @@ export function sqliteReader(dataDir: string): RunsReader {
         .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'")
         .all() as RunRow[];
       return rows.map(timing);
+    },
+    async unfinished() {
+      return open().prepare(UNFINISHED_REPORT).all() as Record<string, unknown>[];
     },
     async close() {
       db?.close();
@@ -242,8 +252,14 @@ export abstract class OahPeer implements Peer {
         if (notCompleted > 0) throw new Error(`${this.label}: ${notCompleted} runs did not complete`);
         return;
       }
-      if (Date.now() > deadline)
-        throw new Error(`${this.label}: only ${finished} of ${count} runs finished within ${timeoutMs} ms`);
+      if (Date.now() > deadline) {
+        const stuck = await this.reader!.unfinished();
+        const logs = this.processes.map((p) => p.output().trim().split("\n").slice(-20).join("\n"));
+        throw new Error(
+          `${this.label}: only ${finished} of ${count} runs finished within ${timeoutMs} ms; unfinished: ` +
+            `${JSON.stringify(stuck)}\nlast output of its processes:\n${logs.join("\n---\n")}`,
+        );
+      }
       await sleep(200);
     }
   }
