@@ -81,6 +81,26 @@ describe("outages of Redis and PostgreSQL", () => {
     expect(rows.filter((r) => r.attempt !== 1)).toEqual([]);
   }, 90_000);
 
+  it("makes a session claimable again when its runs are queued but its ready entry was lost", async () => {
+    d = await startSplitDeployment({
+      sandboxes: 0,
+      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await d.client.post(`/api/v1/sessions/${i < 3 ? "stranded" : "fine"}/runs`, {
+        input: { steps: [{ type: "sleep", ms: 10 }] },
+      });
+      expect(res.status).toBe(202);
+    }
+    // A wake-up lost to a bug: the session's runs stay queued in Redis, but nothing would
+    // ever claim them. The reconcile of the queue with the store must notice.
+    expect(await d.redis.client.zrem(`{${d.redis.prefix}}:ready:normal`, "stranded")).toBe(1);
+    await d.addSandbox();
+    await waitForQuiet(d, 30_000);
+    await expectAllCompletedInOrder(d, 5);
+  }, 60_000);
+
   it("answers 503 while PostgreSQL restarts, then every run completes once, in order", async () => {
     postgres = await startPrivatePostgres();
     d = await startSplitDeployment({

@@ -131,8 +131,9 @@ export class RunEngine {
   /**
    * Runs the store says are queued but the queue has lost are enqueued again at
    * their place: all of them when the queue's state is gone (Redis flushed or
-   * restarted), else those queued longer than a claim can take to start.
-   * Entries whose run is finished or unknown are dropped.
+   * restarted), else those queued longer than a claim can take to start; the
+   * sessions of such runs that the queue holds but nothing could claim (not locked,
+   * not ready) are made ready. Entries whose run is finished or unknown are dropped.
    */
   private async reconcileQueue(): Promise<void> {
     const { store, queue, logger, recovery } = this.options;
@@ -149,6 +150,14 @@ export class RunEngine {
     if (lost.length > 0) {
       await queue.enqueue(lost);
       logger.warn({ runs: lost.length }, "queued runs missing from the queue were enqueued again");
+    }
+    const waiting = new Set(long.filter((e) => !absent.has(e.runId)).map((e) => e.sessionId));
+    const stranded = await queue.readyStranded([...waiting]);
+    if (stranded.length > 0) {
+      logger.warn(
+        { sessions: stranded.length },
+        "sessions with queued runs but no way to be claimed were made ready",
+      );
     }
     if ((await queue.size()) <= (await store.countQueued())) return;
     let dropped = 0;

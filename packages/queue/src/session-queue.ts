@@ -60,6 +60,11 @@ export interface SessionQueue {
    * the lock (recovery of a dead worker's run), only the latter happens.
    */
   release(sessionId: string, token: string, options?: ReleaseOptions): Promise<boolean>;
+  /**
+   * Makes ready those of these sessions that hold runs while neither locked nor
+   * ready: nothing would ever claim them (a wake-up lost to a bug). Returns them.
+   */
+  readyStranded(sessionIds: readonly string[]): Promise<string[]>;
   /** Takes a run out of its session's queue (a queued run was cancelled). */
   remove(sessionId: string, runId: string): Promise<boolean>;
   /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */

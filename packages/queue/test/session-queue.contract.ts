@@ -139,6 +139,22 @@ export function sessionQueueContract(
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
+    it("makes ready a session that holds runs with no lock and no place in the ready set", async () => {
+      const [a2, b1] = [entry("a", 2), entry("b", 1)];
+      await q.enqueue([a2, b1]);
+      const a = await q.claim();
+      expect(a!.sessionId).toBe("a");
+      // a is locked, b is ready, c holds nothing: none is stranded.
+      expect(await q.readyStranded(["a", "b", "c"])).toEqual([]);
+      await q.release("a", a!.token, { putBack: a2, ready: false });
+      const b = await q.claim();
+      expect(b!.sessionId).toBe("b");
+      expect(await q.claim()).toBeNull();
+      // a waits, out of the ready set, for an earlier run that (here) never comes.
+      expect(await q.readyStranded(["a", "b"])).toEqual(["a"]);
+      expect((await q.claim())!.entry.runId).toBe(a2.runId);
+    });
+
     it("a release with a token that holds nothing still makes a waiting session ready", async () => {
       const a2 = entry("a", 2);
       await q.enqueue([a2]);

@@ -150,6 +150,17 @@ export class MemorySessionQueue implements SessionQueue {
     return true;
   }
 
+  async readyStranded(sessionIds: readonly string[]): Promise<string[]> {
+    const stranded: string[] = [];
+    for (const sessionId of sessionIds) {
+      const state = this.sessions.get(sessionId);
+      if (!state || state.runs.length === 0 || this.isLocked(state) || this.laneOf(sessionId)) continue;
+      this.markReady(sessionId, state);
+      stranded.push(sessionId);
+    }
+    return stranded;
+  }
+
   waitForWork(signal: AbortSignal): Promise<void> {
     return this.waiters.wait(signal, this.lanes.subagent.size > 0 || this.lanes.normal.size > 0);
   }

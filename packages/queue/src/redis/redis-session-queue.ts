@@ -127,6 +127,11 @@ export class RedisSessionQueue implements SessionQueue {
     return (await this.redis.oahRemove(...this.laneKeys, this.keys.base, sessionId, runId)) === 1;
   }
 
+  async readyStranded(sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    return (await this.redis.oahReadyStranded(...this.laneKeys, this.keys.base, ...sessionIds)) as string[];
+  }
+
   /** Resolves once this process hears wake announcements. */
   whenSubscribed(): Promise<void> {
     return this.subscription;

@@ -5,6 +5,7 @@ import enqueue from "./lua/enqueue-3.lua";
 import markReady from "./lua/includes/mark-ready.lua";
 import serverTime from "./lua/includes/server-time.lua";
 import pressure from "./lua/pressure-3.lua";
+import readyStranded from "./lua/ready-stranded-3.lua";
 import release from "./lua/release-3.lua";
 import remove from "./lua/remove-3.lua";
 import renewLocks from "./lua/renew-locks-2.lua";
@@ -29,6 +30,7 @@ const SCRIPTS = {
   oahRenewLocks: { numberOfKeys: 2, lua: renewLocks },
   oahRemove: { numberOfKeys: 3, lua: remove },
   oahPressure: { numberOfKeys: 3, lua: pressure },
+  oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
 } as const;
 
 type Arg = string | number;
