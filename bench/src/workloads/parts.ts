@@ -71,6 +71,11 @@ function sessionsOf(sessions: number, runsPerSession: number): Session[] {
   }));
 }
 
+/** The runs in the order of (a)'s submission: round-robin over the sessions. */
+function submissionOrder(all: Session[]): { session: Session; runId: string }[] {
+  return all[0]!.runIds.flatMap((_, r) => all.map((session) => ({ session, runId: session.runIds[r]! })));
+}
+
 async function storeAlone(services: Services, sessions: number, runsPerSession: number, slots: number) {
   const db = await services.createDatabase("parts");
   const dir = createTempDir("oah-bench-parts-");
@@ -81,14 +86,13 @@ async function storeAlone(services: Services, sessions: number, runsPerSession: 
   });
   try {
     const all = sessionsOf(sessions, runsPerSession);
-    // Submitted in the order of (a): round-robin over the sessions.
-    const order = all[0]!.runIds.flatMap((_, r) => all.map((s) => ({ s, runId: s.runIds[r]! })));
+    const order = submissionOrder(all);
     await inParallel(order.length, SUBMIT_CONCURRENCY, async (i) => {
-      const { s, runId } = order[i]!;
+      const { session, runId } = order[i]!;
       await store.createRun({
         id: runId,
-        sessionId: s.id,
-        workspaceId: s.id,
+        sessionId: session.id,
+        workspaceId: session.id,
         parentRunId: null,
         priority: "normal",
         executor: "script",
@@ -132,18 +136,15 @@ async function queueAlone(services: Services, sessions: number, runsPerSession: 
   const queue = new RedisSessionQueue({ redis, prefix: prefix.prefix, lockTtlMs: 30_000 });
   try {
     await queue.whenSubscribed();
-    const all = sessionsOf(sessions, runsPerSession);
-    const entries: QueueEntry[] = [];
-    let queueSeq = 0;
-    for (let r = 0; r < runsPerSession; r++)
-      for (const s of all)
-        entries.push({
-          runId: s.runIds[r]!,
-          sessionId: s.id,
-          queueSeq: ++queueSeq,
-          priority: "normal",
-          enqueuedAt: Date.now(),
-        });
+    const entries: QueueEntry[] = submissionOrder(sessionsOf(sessions, runsPerSession)).map(
+      ({ session, runId }, i) => ({
+        runId,
+        sessionId: session.id,
+        queueSeq: i + 1,
+        priority: "normal",
+        enqueuedAt: Date.now(),
+      }),
+    );
     for (let i = 0; i < entries.length; i += 500) await queue.enqueue(entries.slice(i, i + 500));
     let done = 0;
     const stop = new AbortController();
