@@ -8,10 +8,12 @@ import {
   startSplitDeployment,
   submit,
   waitFor,
+  waitForQuiet,
   waitForRun,
   waitForWorkspaceFile,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { expectAllCompletedInOrder } from "./support";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
 const FAST = {
@@ -84,6 +86,41 @@ describe("recovery of runs whose worker died", () => {
     expect(rest.map((r) => r.output)).toEqual(["second", "third"]);
     expect(ms(rest[0]!.startedAt)).toBeGreaterThanOrEqual(ms(done.endedAt));
     expect(ms(rest[1]!.startedAt)).toBeGreaterThanOrEqual(ms(rest[0]!.endedAt));
+  });
+
+  it("kill -9 of a sandbox whose slots claim ahead: every run completes once, in order", async () => {
+    const SESSIONS = 50;
+    const RUNS = 10;
+    const slots = { OAH_WORKERS_MIN: "4", OAH_WORKERS_MAX: "4", OAH_CLAIM_AHEAD_RUN_MS: "50" };
+    d = await startSplitDeployment({ sandboxes: 0, env: { ...FAST, ...slots } });
+    // A backlog of very short runs, in place before any worker exists: every slot claims ahead.
+    await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, i) => {
+        for (let k = 0; k < RUNS; k++) await submit(d!.client, `ahead-${i}`, []);
+      }),
+    );
+    const doomed = await d.addSandbox();
+    await d.addSandbox();
+    await waitFor(
+      "a third of the runs to end",
+      async () => {
+        const { rows } = await d!.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
+        );
+        return rows[0]!.n >= (SESSIONS * RUNS) / 3 || undefined;
+      },
+      30_000,
+      20,
+    );
+    const metrics = await fetch(`${doomed.url}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/^oah_claims_ahead_total\{outcome="taken"\} [1-9]\d*$/m);
+    await crash(doomed);
+
+    // What the dead sandbox had claimed (ahead, or to start) is gone from Redis but queued in
+    // the store: the survivor's reconcile enqueues it again.
+    await waitForQuiet(d);
+    await expectAllCompletedInOrder(d, SESSIONS * RUNS);
+    // The runs the dead sandbox had claimed (ahead, or to start) were gone from Redis: reconcile put them back.
   });
 
   it.each([

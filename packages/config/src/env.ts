@@ -78,6 +78,8 @@ const envSchema = z.object({
   OAH_SANDBOX_PORT: int(0, 65_535).default(8788),
   OAH_MAX_BODY_BYTES: int(1_024).default(1_048_576),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  // Ours: a slot whose last runs each executed in less than this claims its next session ahead (0: never).
+  OAH_CLAIM_AHEAD_RUN_MS: int(0, 60_000).default(5),
 });
 
 export interface OahConfig {
@@ -120,6 +122,8 @@ export interface OahConfig {
   sandboxPort: number;
   maxBodyBytes: number;
   logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
+  /** Slots whose last runs each executed in less than this claim ahead; 0: never. */
+  claimAheadRunMs: number;
 }
 
 export class ConfigError extends Error {
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sandboxPort: e.OAH_SANDBOX_PORT,
     maxBodyBytes: e.OAH_MAX_BODY_BYTES,
     logLevel: e.OAH_LOG_LEVEL,
+    claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
   };
 }
 

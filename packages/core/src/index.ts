@@ -1,3 +1,4 @@
+export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";
 export * from "./ids";

@@ -11,7 +11,14 @@ import type {
   StorageRunsPage,
   SubmitRunInput,
 } from "@oah/contract";
-import { type ApiErrorCode, newRunId, OahError, type RecoveryPolicy } from "@oah/core";
+import {
+  type ApiErrorCode,
+  type ClaimAheadPolicy,
+  DEFAULT_CLAIM_AHEAD,
+  newRunId,
+  OahError,
+  type RecoveryPolicy,
+} from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./admin/storage-cursor";
@@ -42,6 +49,8 @@ export interface EngineOptions {
   observers?: EngineObservers;
   /** This host's worker pool; null serves the API only. */
   pool: PoolOptions | null;
+  /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
+  claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
   runTimeoutMs: number;
   heartbeatIntervalMs: number;
@@ -84,6 +93,7 @@ export class RunEngine {
         new HookRunner({ hooks: [], timeoutMs: 1, maxOutputBytes: 0, killGraceMs: 0, env: () => ({}) }),
       workspaceRoot: options.workspaceRoot,
       finishRetryMs: options.recovery.staleAfterMs,
+      claimAhead: options.claimAhead ?? DEFAULT_CLAIM_AHEAD,
       settling: new Settling(),
     };
     this.pool = options.pool ? new ElasticPool(this.host, options.pool) : null;

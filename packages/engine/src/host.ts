@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import type { StepKind } from "@oah/core";
+import type { ClaimAheadPolicy, StepKind } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import type { Executor } from "./executors/executor";
@@ -21,6 +21,8 @@ export interface EngineObservers {
     errorCode: string | null;
     durationMs: number;
   }): void;
+  /** A session claimed ahead was taken by its slot, put back, or none was found. */
+  claimedAhead?(event: { outcome: "taken" | "put_back" | "empty" }): void;
 }
 
 /** Work a host has handed off and must see through before it stops (terminal writes, releases). */
@@ -53,4 +55,6 @@ export interface HostContext {
   settling: Settling;
   /** How long to keep retrying a terminal write while the store is unreachable. */
   finishRetryMs: number;
+  /** When a slot claims its next session while its run starts. */
+  claimAhead: ClaimAheadPolicy;
 }

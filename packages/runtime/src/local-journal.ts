@@ -107,5 +107,8 @@ export function combineObservers(...all: EngineObservers[]): EngineObservers {
     stepFinished: (e) => {
       for (const o of all) o.stepFinished?.(e);
     },
+    claimedAhead: (e) => {
+      for (const o of all) o.claimedAhead?.(e);
+    },
   };
 }

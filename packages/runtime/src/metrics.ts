@@ -53,6 +53,12 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
       for (const slot of slots()) this.inc({ state: slot.state });
     },
   });
+  const claimedAhead = new Counter({
+    name: "oah_claims_ahead_total",
+    help: "Sessions claimed ahead by slots whose runs are short, by outcome (taken, put_back, empty)",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
   const http = new Histogram({
     name: "oah_http_request_duration_seconds",
     help: "HTTP requests by route and status",
@@ -72,6 +78,7 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
         finished.inc({ status: run.status });
         duration.observe({ status: run.status }, durationMs / 1000);
       },
+      claimedAhead: ({ outcome }) => claimedAhead.inc({ outcome }),
     },
     httpRequest: (labels, seconds) => http.observe({ ...labels, status: String(labels.status) }, seconds),
   };

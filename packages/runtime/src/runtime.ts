@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { OahConfig } from "@oah/config";
-import { DEFAULT_HYSTERESIS } from "@oah/core";
+import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
   type EngineObservers,
   LocalRunSignalBus,
@@ -153,6 +153,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     workspaceRoot: config.workspaceRoot,
     runTimeoutMs: config.runTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
+    claimAhead: claimAheadPolicy(config.claimAheadRunMs),
     drainTimeoutMs: config.drainTimeoutMs,
     recovery: {
       strategy: config.recoveryStrategy,

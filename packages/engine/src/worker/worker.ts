@@ -1,8 +1,10 @@
+import { shouldClaimAhead } from "@oah/core";
 import type { SessionClaim } from "@oah/queue";
 import type { StartResult } from "@oah/store";
 import { sleep } from "../abort";
 import type { HostContext } from "../host";
 import { executeRun } from "./execute-run";
+import { HeldClaim } from "./held-claim";
 
 export type WorkerState = "starting" | "idle" | "busy" | "stopping";
 
@@ -10,13 +12,17 @@ const STORE_BACKOFF_MS = 1_000;
 
 /**
  * One execution slot: claims a session, executes its head run, releases the
- * session, and again, until told to stop claiming.
+ * session, and again, until told to stop claiming. When its runs are very short,
+ * it claims its next session while the run in hand starts (see ClaimAheadPolicy).
  */
 export class Worker {
   state: WorkerState = "starting";
   current: { sessionId: string; runId: string } | null = null;
   private readonly stopClaiming = new AbortController();
   private loop: Promise<void> | undefined;
+  private held: HeldClaim | null = null;
+  /** Execution times of the last runs, for the claim-ahead policy. */
+  private readonly recentRunMs: number[] = [];
 
   constructor(
     readonly id: string,
@@ -43,40 +49,68 @@ export class Worker {
   private async run(): Promise<void> {
     const signal = this.stopClaiming.signal;
     const { queue, logger } = this.host;
+    let waited = true;
     while (!signal.aborted) {
       this.state = "idle";
       let claim: SessionClaim | null;
       try {
-        claim = await queue.claim();
+        claim = await this.takeHeld();
+        claim ??= await queue.claim();
       } catch (error) {
         logger.warn({ err: error, workerId: this.id }, "claim failed; pausing");
         await sleep(STORE_BACKOFF_MS, signal);
         continue;
       }
       if (!claim) {
+        waited = true;
         await queue.waitForWork(signal);
         continue;
       }
       this.state = "busy";
       this.current = { sessionId: claim.sessionId, runId: claim.entry.runId };
       try {
-        await this.process(claim);
+        await this.process(claim, !waited);
       } finally {
         this.current = null;
       }
+      waited = false;
     }
     this.state = "stopping";
+    await this.held?.putBack();
+    this.held = null;
   }
 
-  private async process(claim: SessionClaim): Promise<void> {
+  private takeHeld(): Promise<SessionClaim | null> {
+    const held = this.held;
+    this.held = null;
+    return held ? held.take() : Promise.resolve(null);
+  }
+
+  private claimAhead(foundWithoutWaiting: boolean): void {
+    const policy = this.host.claimAhead;
+    const signals = { recentRunMs: this.recentRunMs, foundWithoutWaiting, stopping: this.stopRequested };
+    if (this.held === null && shouldClaimAhead(signals, policy))
+      this.held = new HeldClaim(this.host, policy.holdMs);
+  }
+
+  private recordRunMs(ms: number): void {
+    this.recentRunMs.push(ms);
+    if (this.recentRunMs.length > this.host.claimAhead.window) this.recentRunMs.shift();
+  }
+
+  private async process(claim: SessionClaim, foundWithoutWaiting: boolean): Promise<void> {
     const { store, queue, logger } = this.host;
     const { sessionId, token, entry } = claim;
     let start: StartResult;
     try {
-      start = await store.startRun({ runId: entry.runId, token }, this.id);
+      const starting = store.startRun({ runId: entry.runId, token }, this.id);
+      this.claimAhead(foundWithoutWaiting);
+      start = await starting;
     } catch (error) {
-      // The store is unreachable: keep the run where it was and pause before claiming again.
+      // The store is unreachable: keep the runs where they were and pause before claiming again.
       logger.warn({ err: error, runId: entry.runId }, "could not start a run; putting it back");
+      await this.held?.putBack();
+      this.held = null;
       await sleep(STORE_BACKOFF_MS);
       await queue.release(sessionId, token, { putBack: entry });
       return;
@@ -109,6 +143,8 @@ export class Worker {
           ),
       ),
     );
+    const executing = Date.now();
     await done;
+    this.recordRunMs(Date.now() - executing);
   }
 }
