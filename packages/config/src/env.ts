@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { HOOK_EVENTS, RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
+import { claimAheadPolicy, HOOK_EVENTS, RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
 import { z } from "zod";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -151,6 +151,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   if (e.OAH_RUN_HEARTBEAT_INTERVAL_MS >= e.OAH_SESSION_LOCK_TTL_MS) {
     throw new ConfigError("OAH_RUN_HEARTBEAT_INTERVAL_MS must be shorter than OAH_SESSION_LOCK_TTL_MS");
+  }
+  // A session claimed ahead is not renewed by the heartbeat: its lock must outlast the hold.
+  const claimAheadHoldMs = claimAheadPolicy(e.OAH_CLAIM_AHEAD_RUN_MS).holdMs;
+  if (claimAheadHoldMs >= e.OAH_SESSION_LOCK_TTL_MS) {
+    throw new ConfigError(
+      `OAH_CLAIM_AHEAD_RUN_MS (${e.OAH_CLAIM_AHEAD_RUN_MS}) holds a claim ${claimAheadHoldMs} ms, ` +
+        `which must be shorter than OAH_SESSION_LOCK_TTL_MS (${e.OAH_SESSION_LOCK_TTL_MS})`,
+    );
   }
   const dataDir = resolve(cwd, e.OAH_DATA_DIR ?? ".");
   return {
