@@ -1,6 +1,7 @@
+import type { Run } from "@oah/contract";
 import { isTerminal, type Step, sessionRuns, submit, waitFor, waitForRun } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, BACKENDS, startApi } from "./support";
+import { type ApiUnderTest, type Backend, startApi } from "./support";
 
 const SESSIONS = 30;
 const ms = (iso: string | null) => Date.parse(iso ?? "");
@@ -14,55 +15,77 @@ async function claimsAhead(t: ApiUnderTest): Promise<Record<string, number>> {
   return counts;
 }
 
-describe.each(BACKENDS)("claiming ahead, on %s", (kind) => {
+/**
+ * Two slots busy, then a backlog of 30 sessions × 2 no-op runs with a long run in the
+ * middle of it: the slot that takes the long run has just run short ones. Checks
+ * that every run completed once, in order, and that none waited for the long run's
+ * slot; returns the long run.
+ */
+async function backlogWithALongRun(t: ApiUnderTest, kind: Backend): Promise<Run> {
+  const session = (name: string) => `ahead-${kind}-${name}`;
+  const gates = await Promise.all(
+    [0, 1].map((i) => submit(t.client, session(`gate-${i}`), [{ type: "sleep", ms: 1_000 }])),
+  );
+  await Promise.all(gates.map((g) => waitForRun(t.client, g.id, (r) => r.status === "running")));
+
+  const short: Step[] = [];
+  const names = Array.from({ length: SESSIONS }, (_, i) => session(`s${i}`));
+  const firsts = await Promise.all(names.map((s) => submit(t.client, s, short)));
+  const long = await submit(t.client, session("long"), [{ type: "sleep", ms: 2_000 }]);
+  const seconds = await Promise.all(names.map((s) => submit(t.client, s, short)));
+
+  const all = await waitFor(
+    "every run to end",
+    async () => {
+      const runs = await Promise.all([...names, session("long")].map((s) => sessionRuns(t.client, s)));
+      return runs.flat().length === 2 * SESSIONS + 1 && runs.flat().every(isTerminal) ? runs : undefined;
+    },
+    60_000,
+    100,
+  );
+  const longRun = all.at(-1)![0]!;
+  expect(longRun).toMatchObject({ id: long.id, status: "completed" });
+  names.forEach((_, i) => {
+    const runs = all[i]!;
+    expect(runs.map((r) => r.id)).toEqual([firsts[i]!.id, seconds[i]!.id]);
+    expect(runs.map((r) => [r.status, r.attempt])).toEqual([
+      ["completed", 1],
+      ["completed", 1],
+    ]);
+    expect(ms(runs[1]!.startedAt)).toBeGreaterThanOrEqual(ms(runs[0]!.endedAt));
+    // Nothing waited for the long run's slot.
+    expect(ms(runs[1]!.endedAt)).toBeLessThan(ms(longRun.endedAt));
+  });
+  return longRun;
+}
+
+// Runs under 50 ms count as short (a claim is held 250 ms at most): a loaded machine's no-op runs qualify.
+const SLOTS = { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2", OAH_CLAIM_AHEAD_RUN_MS: "50" };
+
+describe("claiming ahead, on Redis", () => {
   let t: ApiUnderTest;
   beforeAll(async () => {
-    // Runs under 50 ms count as short (held 250 ms at most): a loaded machine's no-op runs qualify.
-    t = await startApi(kind, { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2", OAH_CLAIM_AHEAD_RUN_MS: "50" });
+    t = await startApi("redis", SLOTS);
   });
   afterAll(() => t?.dispose());
 
-  it("slots with short runs claim ahead; a session held by a slot whose run turns long goes to the other slot; order kept", async () => {
-    const session = (name: string) => `ahead-${kind}-${name}`;
-    // Both slots busy first, so that what follows waits in the queue and is claimed as a backlog.
-    const gates = await Promise.all(
-      [0, 1].map((i) => submit(t.client, session(`gate-${i}`), [{ type: "sleep", ms: 1_000 }])),
-    );
-    await Promise.all(gates.map((g) => waitForRun(t.client, g.id, (r) => r.status === "running")));
-
-    const short: Step[] = [];
-    const names = Array.from({ length: SESSIONS }, (_, i) => session(`s${i}`));
-    const firsts = await Promise.all(names.map((s) => submit(t.client, s, short)));
-    // Claimed by a slot whose last runs were all short: it claims ahead while this one starts,
-    // then holds that session while this run sleeps, longer than a claim is held.
-    const long = await submit(t.client, session("long"), [{ type: "sleep", ms: 2_000 }]);
-    const seconds = await Promise.all(names.map((s) => submit(t.client, s, short)));
-
-    const all = await waitFor(
-      "every run to end",
-      async () => {
-        const runs = await Promise.all([...names, session("long")].map((s) => sessionRuns(t.client, s)));
-        return runs.flat().length === 2 * SESSIONS + 1 && runs.flat().every(isTerminal) ? runs : undefined;
-      },
-      60_000,
-      100,
-    );
-    const longRun = all.at(-1)![0]!;
-    names.forEach((_, i) => {
-      const runs = all[i]!;
-      expect(runs.map((r) => r.id)).toEqual([firsts[i]!.id, seconds[i]!.id]);
-      expect(runs.map((r) => [r.status, r.attempt])).toEqual([
-        ["completed", 1],
-        ["completed", 1],
-      ]);
-      expect(ms(runs[1]!.startedAt)).toBeGreaterThanOrEqual(ms(runs[0]!.endedAt));
-      // Nothing waited for the long run's slot: the session it held went back to the other slot.
-      expect(ms(runs[1]!.endedAt)).toBeLessThan(ms(longRun.endedAt));
-    });
-    expect(longRun).toMatchObject({ id: long.id, status: "completed" });
-
+  it("slots with short runs claim ahead; the session held by the slot whose run turns long goes back, to the other slot", async () => {
+    await backlogWithALongRun(t, "redis");
     const counts = await claimsAhead(t);
     expect(counts.taken).toBeGreaterThan(0);
     expect(counts.put_back).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("no claiming ahead with the in-process queue (SQLite)", () => {
+  let t: ApiUnderTest;
+  beforeAll(async () => {
+    t = await startApi("sqlite", SLOTS);
+  });
+  afterAll(() => t?.dispose());
+
+  it("claims cost no round trip there: the same backlog runs in order with no claim ahead", async () => {
+    await backlogWithALongRun(t, "sqlite");
+    expect(await claimsAhead(t)).toEqual({});
   });
 });

@@ -153,7 +153,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     workspaceRoot: config.workspaceRoot,
     runTimeoutMs: config.runTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
-    claimAhead: claimAheadPolicy(config.claimAheadRunMs),
+    // An in-process claim costs no round trip: there is nothing to take off a slot's path.
+    claimAhead: claimAheadPolicy(redis ? config.claimAheadRunMs : 0),
     drainTimeoutMs: config.drainTimeoutMs,
     recovery: {
       strategy: config.recoveryStrategy,
