@@ -5,6 +5,8 @@ export interface SessionClaim {
   sessionId: string;
   token: string;
   entry: QueueEntry;
+  /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
+  readySince: number;
 }
 
 /** What the pool reads to size itself (SPEC §5, §8). */
@@ -34,6 +36,12 @@ export interface ReleaseOptions {
    * the lock was held (it is the session's head now), the session is ready at once.
    */
   ready?: boolean;
+  /**
+   * With `putBack`, for a claim given back before its run started: the session takes
+   * back its place in the ready set (the claim's `readySince`) instead of going to
+   * the back of the line; it has not had its turn.
+   */
+  readySince?: number;
 }
 
 /**

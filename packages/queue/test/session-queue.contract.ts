@@ -84,6 +84,24 @@ export function sessionQueueContract(
       expect((await q.claim())!.sessionId).toBe("new");
     });
 
+    it.each([
+      ["with the readySince of its claim, takes back its place in line", true, ["a", "b", "c"]],
+      ["without it, goes to the back of the line", false, ["b", "c", "a"]],
+    ])("a session whose claim is put back unstarted, %s", async (_name, keepTurn, order) => {
+      for (const name of ["a", "b", "c"]) {
+        await q.enqueue([entry(name, 1)]);
+        await h.advance(5);
+      }
+      const claim = await q.claim();
+      expect(claim).toMatchObject({ sessionId: "a", readySince: expect.any(Number) });
+      await h.advance(5);
+      const readySince = keepTurn ? claim!.readySince : undefined;
+      await q.release("a", claim!.token, { putBack: claim!.entry, readySince });
+      const claims = [await q.claim(), await q.claim(), await q.claim()];
+      expect(claims.map((c) => c?.sessionId)).toEqual(order);
+      expect(claims.find((c) => c?.sessionId === "a")!.entry).toEqual(claim!.entry);
+    });
+
     it("makes the sessions of one enqueue call ready in the order of their entries", async () => {
       const names = ["m", "c", "x", "a", "q", "b"];
       await q.enqueue(names.map((n) => entry(n, 1)));

@@ -5,7 +5,8 @@ import type { HostContext } from "../host";
  * A session claimed ahead for a slot's next run (see ClaimAheadPolicy). Taken in
  * time, it is the slot's next claim; not taken within the hold (the run in hand
  * lasts longer than its predecessors did), its run goes back to its place in the
- * session's queue and the session back to the ready set, for any free slot.
+ * session's queue and the session back to its place in the ready set, for any
+ * free slot.
  */
 export class HeldClaim {
   private settled = false;
@@ -49,7 +50,11 @@ export class HeldClaim {
     this.host.observers.claimedAhead?.({ outcome: claim ? "put_back" : "empty" });
     if (!claim) return;
     try {
-      await this.host.queue.release(claim.sessionId, claim.token, { putBack: claim.entry });
+      // It has not had its turn: its session takes back its place in line.
+      await this.host.queue.release(claim.sessionId, claim.token, {
+        putBack: claim.entry,
+        readySince: claim.readySince,
+      });
     } catch (error) {
       // The lock expires; reconcile enqueues the run again (it is still queued in the store).
       this.host.logger.warn({ err: error, sessionId: claim.sessionId }, "could not put back a claim ahead");

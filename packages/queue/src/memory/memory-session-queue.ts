@@ -54,16 +54,26 @@ export class MemorySessionQueue implements SessionQueue {
     return undefined;
   }
 
-  /** Puts a session in (or moves it to) the lane of its head run, keeping how long it has waited. */
-  private markReady(sessionId: string, state: SessionState, since = this.now()): void {
+  /**
+   * Puts a session in (or moves it to) the lane of its head run, keeping how long it
+   * has waited; a session not ready yet goes to the back of the line, or, given
+   * `placeSince` (a claim given back unstarted), back to the place it had then.
+   */
+  private markReady(sessionId: string, state: SessionState, placeSince?: number): void {
     const head = state.runs[0];
     if (!head || this.isLocked(state)) return;
     const current = this.laneOf(sessionId);
     const target = this.lanes[head.priority];
     if (current === target) return;
-    const readySince = current?.get(sessionId) ?? since;
+    const readySince = current?.get(sessionId) ?? placeSince ?? this.now();
     current?.delete(sessionId);
     target.set(sessionId, readySince);
+    if (placeSince !== undefined) {
+      // Rare (claims ahead are given back only when a run outlasts its hold): reorder the lane.
+      const inOrder = [...target].sort((a, b) => a[1] - b[1]);
+      target.clear();
+      for (const [id, at] of inOrder) target.set(id, at);
+    }
     this.waiters.wakeOne();
   }
 
@@ -102,14 +112,14 @@ export class MemorySessionQueue implements SessionQueue {
 
   async claim(): Promise<SessionClaim | null> {
     for (const lane of [this.lanes.subagent, this.lanes.normal]) {
-      for (const sessionId of lane.keys()) {
+      for (const [sessionId, readySince] of lane) {
         const state = this.sessions.get(sessionId);
         lane.delete(sessionId);
         if (!state || state.runs.length === 0 || this.isLocked(state)) continue;
         const entry = state.runs.shift()!;
         const token = `${this.tokenPrefix}-${++this.tokens}`;
         state.lock = { token, expiresAt: this.now() + this.lockTtlMs };
-        return { sessionId, token, entry };
+        return { sessionId, token, entry, readySince };
       }
     }
     return null;
@@ -134,7 +144,7 @@ export class MemorySessionQueue implements SessionQueue {
     if (options.putBack) this.insert(state, options.putBack);
     // An earlier run enqueued while the lock was held is the head now: it need not wait.
     const earlierArrived = options.putBack !== undefined && state.runs[0]?.runId !== options.putBack.runId;
-    if (options.ready !== false || earlierArrived) this.markReady(sessionId, state);
+    if (options.ready !== false || earlierArrived) this.markReady(sessionId, state, options.readySince);
     this.forget(sessionId, state);
     return held;
   }

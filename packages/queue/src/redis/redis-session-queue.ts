@@ -94,10 +94,10 @@ export class RedisSessionQueue implements SessionQueue {
       this.lockTtlMs,
       CLAIM_MAX_SCAN,
       `${this.noncePrefix}${(++this.claims).toString(36)}`,
-    )) as [string, string, string] | null;
+    )) as [string, string, string, string] | null;
     if (!result) return null;
-    const [sessionId, token, entry] = result;
-    return { sessionId, token, entry: JSON.parse(entry) as QueueEntry };
+    const [sessionId, token, entry, readySince] = result;
+    return { sessionId, token, entry: JSON.parse(entry) as QueueEntry, readySince: Number(readySince) };
   }
 
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
@@ -119,6 +119,7 @@ export class RedisSessionQueue implements SessionQueue {
       token,
       options.putBack ? JSON.stringify(options.putBack) : "",
       options.ready === false ? "0" : "1",
+      options.readySince === undefined ? "" : String(options.readySince),
     );
     return held === 1;
   }

@@ -6,7 +6,7 @@
 -- ARGV: base, lockTtlMs, maxScan, nonce
 -- The token is the counter and a nonce from the caller: unique even if Redis lost the
 -- counter (flushed, restarted without persistence), so an old token never comes back.
--- Returns {sessionId, token, entry JSON} or false.
+-- Returns {sessionId, token, entry JSON, ready score} or false.
 local entries, fence = KEYS[3], KEYS[4]
 local base, ttl, maxScan, nonce = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 --@include server-time
@@ -14,7 +14,8 @@ local now = serverNow()
 
 for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
   for _ = 1, maxScan do
-    local session = redis.call("ZRANGEBYSCORE", lane, "-inf", "(" .. readyBelow(now), "LIMIT", 0, 1)[1]
+    local found = redis.call("ZRANGEBYSCORE", lane, "-inf", "(" .. readyBelow(now), "WITHSCORES", "LIMIT", 0, 1)
+    local session = found[1]
     if not session then
       break
     end
@@ -34,7 +35,7 @@ for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
         redis.call("ZREM", queue, head)
         local entry = redis.call("HGET", entries, head)
         redis.call("HDEL", entries, head)
-        return { session, token, entry }
+        return { session, token, entry, found[2] }
       end
     end
   end

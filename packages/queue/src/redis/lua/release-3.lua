@@ -3,7 +3,8 @@
 -- takes it out of the lanes until its missing earlier run is enqueued or ends. An
 -- earlier run enqueued while the lock was held is the head now: then it is ready.
 -- KEYS: readySub, readyNormal, entries
--- ARGV: base, sessionId, token, putBack entry JSON or "", ready "1" | "0"
+-- ARGV: base, sessionId, token, putBack entry JSON or "", ready "1" | "0", ready score to
+-- take back (a claim given back before it started: it keeps its place in line) or ""
 -- Returns 1 when the token held the lock.
 local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
 local base, session, token = ARGV[1], ARGV[2], ARGV[3]
@@ -26,7 +27,7 @@ if ARGV[4] ~= "" then
   end
 end
 if ready then
-  markReady(session, now)
+  markReady(session, now, tonumber(ARGV[6]))
 elseif redis.call("EXISTS", lock) == 0 then
   redis.call("ZREM", readySub, session)
   redis.call("ZREM", readyNormal, session)

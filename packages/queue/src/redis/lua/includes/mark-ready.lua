@@ -31,9 +31,10 @@ local function backOfLine(lane, now)
 end
 
 -- Puts a session in the lane of its head run: hidden until its lock expires if it is
--- locked; else ready, keeping its place if it was ready already, or at the back of the
--- line, and announced on the wake channel. No runs: out of the lanes.
-local function markReady(session, now)
+-- locked; else ready, keeping its place if it was ready already, or at `since` when
+-- given (a place it had), or at the back of the line; and announced on the wake
+-- channel. No runs: out of the lanes.
+local function markReady(session, now, since)
   local lane = laneOf(session)
   if not lane then
     redis.call("ZREM", readySub, session)
@@ -52,7 +53,7 @@ local function markReady(session, now)
   elseif wasReady then
     at = current
   else
-    at = backOfLine(lane, now)
+    at = since or backOfLine(lane, now)
   end
   redis.call("ZADD", lane, at, session)
   -- Announced whenever it is claimable, not only when newly ready: an entry that was
