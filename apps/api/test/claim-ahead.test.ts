@@ -62,30 +62,31 @@ async function backlogWithALongRun(t: ApiUnderTest, kind: Backend): Promise<Run>
 // Runs under 50 ms count as short (a claim is held 250 ms at most): a loaded machine's no-op runs qualify.
 const SLOTS = { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2", OAH_CLAIM_AHEAD_RUN_MS: "50" };
 
-describe("claiming ahead, on Redis", () => {
+const CASES: [Backend, string, (counts: Record<string, number>) => void][] = [
+  [
+    "redis",
+    "slots with short runs claim ahead; the session held by the slot whose run turns long goes back, to the other slot",
+    (counts) => {
+      expect(counts.taken).toBeGreaterThan(0);
+      expect(counts.put_back).toBeGreaterThanOrEqual(1);
+    },
+  ],
+  [
+    "sqlite",
+    "the in-process queue's claims cost no round trip: the same backlog runs in order with no claim ahead",
+    (counts) => expect(counts).toEqual({}),
+  ],
+];
+
+describe.each(CASES)("claiming ahead, on %s", (kind, name, expectClaimsAhead) => {
   let t: ApiUnderTest;
   beforeAll(async () => {
-    t = await startApi("redis", SLOTS);
+    t = await startApi(kind, SLOTS);
   });
   afterAll(() => t?.dispose());
 
-  it("slots with short runs claim ahead; the session held by the slot whose run turns long goes back, to the other slot", async () => {
-    await backlogWithALongRun(t, "redis");
-    const counts = await claimsAhead(t);
-    expect(counts.taken).toBeGreaterThan(0);
-    expect(counts.put_back).toBeGreaterThanOrEqual(1);
-  });
-});
-
-describe("no claiming ahead with the in-process queue (SQLite)", () => {
-  let t: ApiUnderTest;
-  beforeAll(async () => {
-    t = await startApi("sqlite", SLOTS);
-  });
-  afterAll(() => t?.dispose());
-
-  it("claims cost no round trip there: the same backlog runs in order with no claim ahead", async () => {
-    await backlogWithALongRun(t, "sqlite");
-    expect(await claimsAhead(t)).toEqual({});
+  it(name, async () => {
+    await backlogWithALongRun(t, kind);
+    expectClaimsAhead(await claimsAhead(t));
   });
 });
