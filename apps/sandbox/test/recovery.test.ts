@@ -120,7 +120,6 @@ describe("recovery of runs whose worker died", () => {
     // the store: the survivor's reconcile enqueues it again.
     await waitForQuiet(d);
     await expectAllCompletedInOrder(d, SESSIONS * RUNS);
-    // The runs the dead sandbox had claimed (ahead, or to start) were gone from Redis: reconcile put them back.
   });
 
   it.each([

@@ -141,9 +141,10 @@ export class RunEngine {
   /**
    * Runs the store says are queued but the queue has lost are enqueued again at
    * their place: all of them when the queue's state is gone (Redis flushed or
-   * restarted), else those queued longer than a claim can take to start; the
-   * sessions of such runs that the queue holds but nothing could claim (not locked,
-   * not ready) are made ready. Entries whose run is finished or unknown are dropped.
+   * restarted), else those queued longer than a claim can take to start and in no
+   * claim's hands; the sessions of such runs that the queue holds but nothing could
+   * claim (not locked, not ready) are made ready. Entries whose run is finished or
+   * unknown are dropped.
    */
   private async reconcileQueue(): Promise<void> {
     const { store, queue, logger, recovery } = this.options;
@@ -155,13 +156,13 @@ export class RunEngine {
       enqueuedBefore: Date.now() - recovery.staleAfterMs,
       limit: 1_000,
     });
-    const absent = new Set(await queue.absent(long.map((e) => e.runId)));
-    const lost = long.filter((e) => absent.has(e.runId));
+    const lostIds = new Set(await queue.lost(long));
+    const lost = long.filter((e) => lostIds.has(e.runId));
     if (lost.length > 0) {
       await queue.enqueue(lost);
       logger.warn({ runs: lost.length }, "queued runs missing from the queue were enqueued again");
     }
-    const waiting = new Set(long.filter((e) => !absent.has(e.runId)).map((e) => e.sessionId));
+    const waiting = new Set(long.filter((e) => !lostIds.has(e.runId)).map((e) => e.sessionId));
     const stranded = await queue.readyStranded([...waiting]);
     if (stranded.length > 0) {
       logger.warn(

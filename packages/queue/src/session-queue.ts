@@ -87,8 +87,13 @@ export interface SessionQueue {
   entries(): AsyncIterable<QueueEntry[]>;
   /** How many runs the queue holds. */
   size(): Promise<number>;
-  /** Which of these runs the queue does not hold. */
-  absent(runIds: readonly string[]): Promise<string[]>;
+  /**
+   * Which of these runs are lost: the queue does not hold them, and their session's
+   * lock is free. A run whose session is locked is in a claim's hands (claimed, or
+   * claimed ahead, and not started yet); should its holder die, the lock expires and
+   * the run is lost then.
+   */
+  lost(entries: readonly QueueEntry[]): Promise<string[]>;
   /**
    * Sets the queue's marker; true when it was missing: the first call ever, or the
    * queue lost its state (Redis flushed or restarted without persistence).

@@ -248,11 +248,20 @@ export function sessionQueueContract(
       for await (const batch of q.entries()) listed.push(...batch);
       expect(listed.map((e) => e.runId).sort()).toEqual(all.map((e) => e.runId).sort());
       expect(await q.size()).toBe(3);
-      const claimed = await q.claim();
+      await q.claim();
       expect(await q.size()).toBe(2);
-      expect(await q.absent([claimed!.entry.runId, all[1]!.runId, "run-unknown"])).toEqual(
-        [claimed!.entry.runId, "run-unknown"].filter((id) => id !== all[1]!.runId),
-      );
+    });
+
+    it("counts as lost a run it does not hold whose session is not locked, not one in a claim's hands", async () => {
+      const [a1, a2, b1] = [entry("a", 1), entry("a", 2), entry("b", 1)];
+      await q.enqueue([a1, a2]);
+      const claimed = await q.claim();
+      expect(claimed!.entry).toEqual(a1);
+      // a1 is claimed (a is locked), a2 is held, b1 was never enqueued (or was lost).
+      expect(await q.lost([a1, a2, b1])).toEqual([b1.runId]);
+      // Released without being put back, as by a holder that died after its lock expired.
+      await q.release("a", claimed!.token);
+      expect(await q.lost([a1, a2, b1])).toEqual([a1.runId, b1.runId]);
     });
 
     it("marks itself live once", async () => {

@@ -207,10 +207,15 @@ export class MemorySessionQueue implements SessionQueue {
     return n;
   }
 
-  async absent(runIds: readonly string[]): Promise<string[]> {
+  async lost(entries: readonly QueueEntry[]): Promise<string[]> {
     const held = new Set<string>();
     for (const state of this.sessions.values()) for (const r of state.runs) held.add(r.runId);
-    return runIds.filter((id) => !held.has(id));
+    return entries
+      .filter((e) => {
+        const state = this.sessions.get(e.sessionId);
+        return !held.has(e.runId) && !(state && this.isLocked(state));
+      })
+      .map((e) => e.runId);
   }
 
   private live = false;

@@ -188,10 +188,18 @@ export class RedisSessionQueue implements SessionQueue {
     return this.redis.hlen(this.keys.entries);
   }
 
-  async absent(runIds: readonly string[]): Promise<string[]> {
-    if (runIds.length === 0) return [];
-    const found = await this.redis.hmget(this.keys.entries, ...runIds);
-    return runIds.filter((_, i) => found[i] === null);
+  async lost(entries: readonly QueueEntry[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    // Two reads in one round trip; a claim between them at worst defers a loss to the next reconcile.
+    const [held, locks] = (await this.redis
+      .pipeline()
+      .hmget(this.keys.entries, ...entries.map((e) => e.runId))
+      .mget(...entries.map((e) => this.keys.lock(e.sessionId)))
+      .exec())!.map(([error, value]) => {
+      if (error) throw error;
+      return value as (string | null)[];
+    }) as [(string | null)[], (string | null)[]];
+    return entries.filter((_, i) => held[i] === null && locks[i] === null).map((e) => e.runId);
   }
 
   async markLive(): Promise<boolean> {
