@@ -37,9 +37,9 @@ export interface ReleaseOptions {
    */
   ready?: boolean;
   /**
-   * With `putBack`, for a claim given back before its run started: the session takes
-   * back its place in the ready set (the claim's `readySince`) instead of going to
-   * the back of the line; it has not had its turn.
+   * For a claim whose run did not start (put back, refused, or gone): the session
+   * takes back its place in the ready set (the claim's `readySince`) instead of
+   * going to the back of the line; it has not had its turn.
    */
   readySince?: number;
 }

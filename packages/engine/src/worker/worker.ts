@@ -101,6 +101,8 @@ export class Worker {
   private async process(claim: SessionClaim, foundWithoutWaiting: boolean): Promise<void> {
     const { store, queue, logger } = this.host;
     const { sessionId, token, entry } = claim;
+    // A run that does not start leaves its session its turn.
+    const keepTurn = { readySince: claim.readySince };
     let start: StartResult;
     try {
       const starting = store.startRun({ runId: entry.runId, token }, this.id);
@@ -112,16 +114,16 @@ export class Worker {
       await this.held?.putBack();
       this.held = null;
       await sleep(STORE_BACKOFF_MS);
-      await queue.release(sessionId, token, { putBack: entry });
+      await queue.release(sessionId, token, { putBack: entry, ...keepTurn });
       return;
     }
     if (start.kind === "blocked") {
       // An earlier run of the session is unfinished: wait for it instead of overtaking it.
-      await queue.release(sessionId, token, { putBack: entry, ready: false });
+      await queue.release(sessionId, token, { putBack: entry, ready: false, ...keepTurn });
       return;
     }
     if (start.kind !== "started") {
-      await queue.release(sessionId, token);
+      await queue.release(sessionId, token, keepTurn);
       return;
     }
     const queueWaitMs = Date.now() - entry.enqueuedAt;
