@@ -57,7 +57,7 @@ export class MemorySessionQueue implements SessionQueue {
   /**
    * Puts a session in (or moves it to) the lane of its head run, keeping how long it
    * has waited; a session not ready yet goes to the back of the line, or, given
-   * `placeSince` (a claim given back unstarted), back to the place it had then.
+   * `placeSince` (a claim whose run did not start), back to the place it had then.
    */
   private markReady(sessionId: string, state: SessionState, placeSince?: number): void {
     const head = state.runs[0];
@@ -69,7 +69,7 @@ export class MemorySessionQueue implements SessionQueue {
     current?.delete(sessionId);
     target.set(sessionId, readySince);
     if (placeSince !== undefined) {
-      // Rare (claims ahead are given back only when a run outlasts its hold): reorder the lane.
+      // Rare (a claimed run that did not start): reorder the lane by ready time.
       const inOrder = [...target].sort((a, b) => a[1] - b[1]);
       target.clear();
       for (const [id, at] of inOrder) target.set(id, at);
