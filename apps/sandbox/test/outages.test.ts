@@ -75,6 +75,60 @@ describe("outages of Redis and PostgreSQL", () => {
     await expectAllCompletedInOrder(d, 5);
   }, 60_000);
 
+  it("enqueues again a queued run whose queue entry was lost, but not one a claim holds, until its lock expires", async () => {
+    d = await startSplitDeployment({
+      sandboxes: 0,
+      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+    });
+    const submit = async (sessionId: string) => {
+      const res = await d!.client.post<{ run: Run }>(`/api/v1/sessions/${sessionId}/runs`, {
+        input: { steps: [{ type: "sleep", ms: 10 }] },
+      });
+      expect(res.status).toBe(202);
+      return res.body.run.id;
+    };
+    const [lostRun] = [await submit("lost-entry"), await submit("lost-entry")];
+    const heldRun = await submit("held");
+    const base = `{${d.redis.prefix}}:`;
+    const redis = d.redis.client;
+    // The queue's state is live (as hosts before this one left it): no refill from the store.
+    await redis.set(`${base}marker`, String(Date.now()));
+    // The first run of "lost-entry" vanishes from Redis: nothing would ever run it (or the next).
+    await redis.multi().hdel(`${base}entries`, lostRun!).zrem(`${base}queue:lost-entry`, lostRun!).exec();
+    // "held" is in a claim's hands: popped and locked, as by a host about to start it (or dead).
+    const lockedUntil = Date.now() + 6_000;
+    await redis
+      .multi()
+      .hdel(`${base}entries`, heldRun)
+      .zrem(`${base}queue:held`, heldRun)
+      .set(`${base}lock:held`, "another-host", "PX", 6_000)
+      .exec();
+    await d.addSandbox();
+
+    await waitFor(
+      "the runs of lost-entry to complete",
+      async () => {
+        const { rows } = await d!.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM runs WHERE session_id = 'lost-entry' AND status = 'completed'",
+        );
+        return rows[0]!.n === 2 || undefined;
+      },
+      20_000,
+    );
+    // Reconciles have run since the held run became stale: it is still the claim's, not enqueued twice.
+    expect(await redis.hexists(`${base}entries`, heldRun)).toBe(0);
+    expect(await redis.pttl(`${base}lock:held`)).toBeGreaterThan(0);
+
+    // Once the lock expires the holder is taken for dead: the run is enqueued again and completes.
+    await waitForQuiet(d, 30_000);
+    await expectAllCompletedInOrder(d, 3);
+    const { rows } = await d.db.query<{ started_at: number }>("SELECT started_at FROM runs WHERE id = $1", [
+      heldRun,
+    ]);
+    expect(Number(rows[0]!.started_at)).toBeGreaterThanOrEqual(lockedUntil - 100);
+  }, 60_000);
+
   it("answers 503 while PostgreSQL restarts, then every run completes once, in order", async () => {
     postgres = await startPrivatePostgres();
     d = await startSplitDeployment({

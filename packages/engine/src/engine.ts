@@ -157,7 +157,9 @@ export class RunEngine {
       limit: 1_000,
     });
     const lostIds = new Set(await queue.lost(long));
-    const lost = long.filter((e) => lostIds.has(e.runId));
+    // Read again after the queue: a run that started and ended between the two reads is not lost.
+    const statuses = lostIds.size > 0 ? await store.statusesOf([...lostIds]) : new Map();
+    const lost = long.filter((e) => lostIds.has(e.runId) && statuses.get(e.runId) === "queued");
     if (lost.length > 0) {
       await queue.enqueue(lost);
       logger.warn({ runs: lost.length }, "queued runs missing from the queue were enqueued again");
