@@ -10,7 +10,7 @@ import {
   waitForQuiet,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder } from "./support";
+import { expectAllCompletedInOrder, waitForCompleted } from "./support";
 
 const FAST = {
   OAH_SESSION_LOCK_TTL_MS: "3000",
@@ -106,16 +106,7 @@ describe("outages of Redis and PostgreSQL", () => {
       .exec();
     await d.addSandbox();
 
-    await waitFor(
-      "the runs of lost-entry to complete",
-      async () => {
-        const { rows } = await d!.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM runs WHERE session_id = 'lost-entry' AND status = 'completed'",
-        );
-        return rows[0]!.n === 2 || undefined;
-      },
-      20_000,
-    );
+    await waitForCompleted(d, 2, "lost-entry");
     // Reconciles have run since the held run became stale: it is still the claim's, not enqueued twice.
     expect(await redis.hexists(`${base}entries`, heldRun)).toBe(0);
     expect(await redis.pttl(`${base}lock:held`)).toBeGreaterThan(0);

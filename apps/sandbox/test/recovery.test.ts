@@ -13,7 +13,7 @@ import {
   waitForWorkspaceFile,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder } from "./support";
+import { expectAllCompletedInOrder, waitForCompleted } from "./support";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
 const FAST = {
@@ -101,17 +101,7 @@ describe("recovery of runs whose worker died", () => {
     );
     const doomed = await d.addSandbox();
     await d.addSandbox();
-    await waitFor(
-      "a third of the runs to end",
-      async () => {
-        const { rows } = await d!.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
-        );
-        return rows[0]!.n >= (SESSIONS * RUNS) / 3 || undefined;
-      },
-      30_000,
-      20,
-    );
+    await waitForCompleted(d, (SESSIONS * RUNS) / 3);
     const metrics = await fetch(`${doomed.url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^oah_claims_ahead_total\{outcome="taken"\} [1-9]\d*$/m);
     await crash(doomed);

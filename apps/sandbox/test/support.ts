@@ -1,4 +1,4 @@
-import type { SplitDeployment } from "@oah/testing";
+import { type SplitDeployment, waitFor } from "@oah/testing";
 import { expect } from "vitest";
 
 interface Row {
@@ -26,4 +26,20 @@ export async function expectAllCompletedInOrder(d: SplitDeployment, expected: nu
       expect(Number(b.started_at)).toBeGreaterThanOrEqual(Number(a.ended_at));
   }
   return rows;
+}
+
+/** Waits until at least `n` runs (of `sessionId`, when given) have completed. */
+export function waitForCompleted(d: SplitDeployment, n: number, sessionId?: string): Promise<true> {
+  return waitFor(
+    `${n} runs${sessionId ? ` of ${sessionId}` : ""} to complete`,
+    async () => {
+      const { rows } = await d.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM runs WHERE status = 'completed' AND ($1::text IS NULL OR session_id = $1)",
+        [sessionId ?? null],
+      );
+      return rows[0]!.n >= n || undefined;
+    },
+    30_000,
+    20,
+  );
 }
