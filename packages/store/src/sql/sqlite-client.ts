@@ -10,6 +10,10 @@ import { encodeJson, Rollback, type SqlClient, StoreInUseError } from "./client"
 const dialect = new SQLiteSyncDialect();
 const STATEMENT_CACHE_SIZE = 256;
 
+/** `value ->> 0 AS column1, …`: the columns of rows passed as a JSON array of arrays. */
+const selectColumns = (width: number) =>
+  sql.raw(Array.from({ length: width }, (_, i) => `value ->> ${i} AS column${i + 1}`).join(", "));
+
 /** Serialises async work: one connection, so a transaction must not interleave with other statements. */
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
@@ -119,18 +123,8 @@ class SqliteConnection implements SqlClient {
   }
 
   rowsOf(width: number, rows: readonly (readonly (string | null)[])[]): SQL {
-    if (rows.length === 0) {
-      const nulls = Array.from({ length: width }, (_, i) => `NULL AS column${i + 1}`).join(", ");
-      return sql.raw(`(SELECT ${nulls} WHERE 0) AS v`);
-    }
-    const values = rows.map(
-      (row) =>
-        sql`(${sql.join(
-          row.map((v) => sql`${v}`),
-          sql`, `,
-        )})`,
-    );
-    return sql`(VALUES ${sql.join(values, sql`, `)}) AS v`;
+    // The rows as one JSON parameter: one statement text whatever their number, prepared once.
+    return sql`(SELECT ${selectColumns(width)} FROM json_each(${JSON.stringify(rows)})) AS v`;
   }
 
   decodeJson(value: unknown): unknown {
