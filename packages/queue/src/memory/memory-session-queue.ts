@@ -208,12 +208,10 @@ export class MemorySessionQueue implements SessionQueue {
   }
 
   async lost(entries: readonly QueueEntry[]): Promise<string[]> {
-    const held = new Set<string>();
-    for (const state of this.sessions.values()) for (const r of state.runs) held.add(r.runId);
     return entries
       .filter((e) => {
         const state = this.sessions.get(e.sessionId);
-        return !held.has(e.runId) && !(state && this.isLocked(state));
+        return !state || (!this.isLocked(state) && !state.runs.some((r) => r.runId === e.runId));
       })
       .map((e) => e.runId);
   }
