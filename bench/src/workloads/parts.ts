@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { QueueEntry } from "@oah/core";
 import { RedisSessionQueue } from "@oah/queue";
 import { openRunStore } from "@oah/store";
-import { createTempDir, REPO_ROOT } from "@oah/testing";
+import { createTempDir, newRun, REPO_ROOT } from "@oah/testing";
 import { Redis } from "ioredis";
 import { log } from "../log";
 import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-common";
@@ -89,17 +89,7 @@ async function storeAlone(services: Services, sessions: number, runsPerSession: 
     const order = submissionOrder(all);
     await inParallel(order.length, SUBMIT_CONCURRENCY, async (i) => {
       const { session, runId } = order[i]!;
-      await store.createRun({
-        id: runId,
-        sessionId: session.id,
-        workspaceId: session.id,
-        parentRunId: null,
-        priority: "normal",
-        executor: "script",
-        input: { steps: [] },
-        timeoutMs: 60_000,
-        idempotencyKey: null,
-      });
+      await store.createRun(newRun(session.id, { id: runId, workspaceId: session.id }));
     });
     const ready = new ReadySessions(all, order.length);
     const ends: Promise<unknown>[] = [];

@@ -1,23 +1,13 @@
-import { type NewRun, openRunStore, type RunStore } from "@oah/store";
-import { createStoreEnv, createTestStore, MIGRATIONS_DIR, STORE_KINDS, type TestStore } from "@oah/testing";
+import { openRunStore, type RunStore } from "@oah/store";
+import {
+  createStoreEnv,
+  createTestStore,
+  MIGRATIONS_DIR,
+  newRun,
+  STORE_KINDS,
+  type TestStore,
+} from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-let counter = 0;
-function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewRun {
-  counter++;
-  return {
-    id: `run_01JTEST${String(counter).padStart(19, "0")}`,
-    sessionId,
-    workspaceId: "default",
-    parentRunId: null,
-    priority: "normal",
-    executor: "script",
-    input: { steps: [] },
-    timeoutMs: 60_000,
-    idempotencyKey: null,
-    ...overrides,
-  };
-}
 
 /** Recovery giving up on a stale run after its last attempt (max_attempts_exhausted). */
 function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore = at + 1) {

@@ -1,4 +1,4 @@
-import { openRunStore, type RunStore, type SqlRunStoreOptions } from "@oah/store";
+import { type NewRun, openRunStore, type RunStore, type SqlRunStoreOptions } from "@oah/store";
 import { createTempDir, MIGRATIONS_DIR } from "./paths";
 import { createTestDatabase } from "./postgres";
 
@@ -54,5 +54,24 @@ export async function createTestStore(kind: StoreKind, options: SqlRunStoreOptio
       await store.close();
       await place.dispose();
     },
+  };
+}
+
+let newRunCount = 0;
+
+/** A submission as the store takes it: a no-op `script` run of `sessionId`, with a fresh id. */
+export function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewRun {
+  newRunCount++;
+  return {
+    id: `run_01JTEST${String(newRunCount).padStart(19, "0")}`,
+    sessionId,
+    workspaceId: "default",
+    parentRunId: null,
+    priority: "normal",
+    executor: "script",
+    input: { steps: [] },
+    timeoutMs: 60_000,
+    idempotencyKey: null,
+    ...overrides,
   };
 }
