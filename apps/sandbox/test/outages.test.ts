@@ -6,6 +6,7 @@ import {
   startPrivatePostgres,
   startPrivateRedis,
   startSplitDeployment,
+  submit,
   waitFor,
   waitForQuiet,
 } from "@oah/testing";
@@ -17,6 +18,14 @@ const FAST = {
   OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
   OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
 };
+
+/** Runs submitted before any sandbox exists, stale after a second: reconcile's cases. */
+const RUNS_QUEUED_BEFORE_A_SANDBOX = {
+  sandboxes: 0,
+  env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
+  sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+};
+const SHORT_RUN = [{ type: "sleep", ms: 10 }];
 
 describe("outages of Redis and PostgreSQL", () => {
   let d: SplitDeployment | undefined;
@@ -56,17 +65,8 @@ describe("outages of Redis and PostgreSQL", () => {
   }, 90_000);
 
   it("makes a session claimable again when its runs are queued but its ready entry was lost", async () => {
-    d = await startSplitDeployment({
-      sandboxes: 0,
-      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
-      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
-    });
-    for (let i = 0; i < 5; i++) {
-      const res = await d.client.post(`/api/v1/sessions/${i < 3 ? "stranded" : "fine"}/runs`, {
-        input: { steps: [{ type: "sleep", ms: 10 }] },
-      });
-      expect(res.status).toBe(202);
-    }
+    d = await startSplitDeployment(RUNS_QUEUED_BEFORE_A_SANDBOX);
+    for (let i = 0; i < 5; i++) await submit(d.client, i < 3 ? "stranded" : "fine", SHORT_RUN);
     // A wake-up lost to a bug: the session's runs stay queued in Redis, but nothing would
     // ever claim them. The reconcile of the queue with the store must notice.
     expect(await d.redis.client.zrem(`{${d.redis.prefix}}:ready:normal`, "stranded")).toBe(1);
@@ -76,20 +76,10 @@ describe("outages of Redis and PostgreSQL", () => {
   }, 60_000);
 
   it("enqueues again a queued run whose queue entry was lost, but not one a claim holds, until its lock expires", async () => {
-    d = await startSplitDeployment({
-      sandboxes: 0,
-      env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
-      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
-    });
-    const submit = async (sessionId: string) => {
-      const res = await d!.client.post<{ run: Run }>(`/api/v1/sessions/${sessionId}/runs`, {
-        input: { steps: [{ type: "sleep", ms: 10 }] },
-      });
-      expect(res.status).toBe(202);
-      return res.body.run.id;
-    };
-    const [lostRun] = [await submit("lost-entry"), await submit("lost-entry")];
-    const heldRun = await submit("held");
+    d = await startSplitDeployment(RUNS_QUEUED_BEFORE_A_SANDBOX);
+    const run = async (sessionId: string) => (await submit(d!.client, sessionId, SHORT_RUN)).id;
+    const [lostRun] = [await run("lost-entry"), await run("lost-entry")];
+    const heldRun = await run("held");
     const base = `{${d.redis.prefix}}:`;
     const redis = d.redis.client;
     // The queue's state is live (as hosts before this one left it): no refill from the store.
