@@ -1,0 +1,46 @@
+import { createTestDatabase, MIGRATIONS_DIR, type TestDatabase } from "@oah/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SqlClient } from "../src/sql/client";
+import { openPostgres } from "../src/sql/postgres-client";
+
+describe("PostgreSQL client", () => {
+  let database: TestDatabase;
+  let db: SqlClient;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await openPostgres(database.url, `${MIGRATIONS_DIR}/pg`);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  // A statement over arrays of one row, as a batch of one transition is. Left to choose,
+  // PostgreSQL plans a statement for its parameters at its first five executions, and at
+  // every later one while that looks cheaper, as it did for the transitions of small batches.
+  const byIds = (ids: string[]) =>
+    sql`SELECT count(*) AS n FROM runs WHERE id IN (SELECT column1 FROM ${db.rowsOf(
+      1,
+      ids.map((id) => [id]),
+    )})`;
+
+  it("plans a named statement once and keeps its plan", async () => {
+    for (let i = 0; i < 12; i++) await db.all(byIds([`run_${i}`]), "probe");
+    // Sequential calls reuse the one connection the pool opened for them.
+    const [plans] = await db.all<{ generic_plans: number; custom_plans: number }>(
+      sql`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'oah_probe'`,
+      "probe_plans",
+    );
+    expect(plans).toEqual({ generic_plans: 12, custom_plans: 0 });
+  });
+
+  it("plans ad hoc statements and those of a transaction for their parameters", async () => {
+    const mode = sql`SELECT current_setting('plan_cache_mode') AS mode`;
+    expect(await db.all(mode)).toEqual([{ mode: "auto" }]);
+    expect(await db.transaction((tx) => tx.all(mode, "mode_in_transaction"))).toEqual([{ mode: "auto" }]);
+    expect(await db.all(mode, "mode")).toEqual([{ mode: "force_generic_plan" }]);
+  });
+});
