@@ -140,6 +140,8 @@ async function main(): Promise<void> {
   const compared: ComparedRow[] = [];
   const absolute: AbsoluteRow[] = [];
   const vs = (oah: PeerId, peer: PeerId) => `${PEER_LABELS[oah]} vs ${PEER_LABELS[peer]}`;
+  /** Throughput medians of (a) by `${slots}:${peer}`: (f) compares its parts with them. */
+  const throughputMedians = new Map<string, Summary>();
 
   // (a) throughput
   if (plan.workloads.has("a")) {
@@ -157,14 +159,13 @@ async function main(): Promise<void> {
       }
     }
     const bySlots: Record<string, Record<string, unknown>> = {};
-    const medians = new Map<string, Summary>();
     for (const slots of plan.throughput.slots) {
       const here: Record<string, unknown> = {};
       bySlots[slots] = here;
       for (const id of plan.peers) {
         const rs = raw.get(`${slots}:${id}`)!;
         const s = summary(rs.map((r) => r.runsPerSecond));
-        medians.set(`${slots}:${id}`, s);
+        throughputMedians.set(`${slots}:${id}`, s);
         here[id] = {
           runsPerSecond: s,
           drainSeconds: summary(rs.map((r) => r.drainSeconds)),
@@ -176,8 +177,8 @@ async function main(): Promise<void> {
         for (const peer of OTHER_IDS)
           compared.push({
             figure: `throughput, ${slots} slots (runs/s): ${vs(oah, peer)}`,
-            oah: medians.get(`${slots}:${oah}`)!,
-            peer: medians.get(`${slots}:${peer}`)!,
+            oah: throughputMedians.get(`${slots}:${oah}`)!,
+            peer: throughputMedians.get(`${slots}:${peer}`)!,
             better: "higher",
           });
     }
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
       unit: "runs/s, completed / (last end − first start); medians at the headline slot count",
       workload: { sessions, runsPerSession, runs: sessions * runsPerSession },
       headlineSlots: headline,
-      ...Object.fromEntries(plan.peers.map((id) => [id, medians.get(`${headline}:${id}`)!.median])),
+      ...Object.fromEntries(plan.peers.map((id) => [id, throughputMedians.get(`${headline}:${id}`)!.median])),
       bySlots,
     };
   }
@@ -371,6 +372,17 @@ async function main(): Promise<void> {
         { figure: `store alone (PostgreSQL: start, end, events), ${slots} slots (runs/s)`, value: store },
         { figure: `queue alone (Redis: claim, release), ${slots} slots (runs/s)`, value: queue },
       );
+      // The store alone is a ceiling of oah Redis+PG's throughput: set it beside the peers'.
+      for (const peer of OTHER_IDS) {
+        const theirs = throughputMedians.get(`${slots}:${peer}`);
+        if (theirs)
+          compared.push({
+            figure: `throughput, ${slots} slots (runs/s): the store alone, the ceiling of oah Redis+PG, vs ${PEER_LABELS[peer]}`,
+            oah: store,
+            peer: theirs,
+            better: "higher",
+          });
+      }
     }
     results.parts = {
       unit: "runs/s of each part of oah Redis+PG alone, in the bench process, on the shape of (a)",
