@@ -139,18 +139,18 @@ class PostgresConnection implements SqlClient {
   }
 }
 
-function openPool(url: string, options?: string): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    types,
-    max: 10,
-    connectionTimeoutMillis: 5_000,
-    options,
-  });
+function openPool(url: string, setUp?: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5_000 });
   // A connection's error (the server restarted) must not crash the process: the query in
   // flight fails with it and the pool replaces the connection.
   pool.on("error", () => {});
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    // Queued before any query the connection is opened for. A setting the server does not
+    // know leaves the connection as it was (a SET rather than a startup option, which the
+    // URL's own `options` or a connection pooler in front of the server may refuse or replace).
+    if (setUp) client.query(setUp).catch(() => {});
+  });
   return pool;
 }
 
@@ -172,6 +172,6 @@ export async function openPostgres(url: string, migrationsFolder: string): Promi
   }
   // Opened on demand: a host that writes no named statements (an API host without
   // workers writes few) holds few of its connections.
-  const prepared = openPool(url, "-c plan_cache_mode=force_generic_plan");
+  const prepared = openPool(url, "SET plan_cache_mode = force_generic_plan");
   return new PostgresConnection({ adHoc: pool, prepared });
 }
