@@ -9,8 +9,9 @@ export interface SqlClient {
   readonly dialect: "postgres" | "sqlite";
   /**
    * Rows of a query (a statement with RETURNING included). A `name` makes it a
-   * prepared statement on PostgreSQL, planned once per connection: for hot
-   * statements whose text never changes (SQLite prepares every statement anyway).
+   * prepared statement on PostgreSQL, parsed once per connection and, outside a
+   * transaction, planned once for any parameters: for hot statements whose text
+   * never changes (SQLite prepares every statement anyway).
    */
   all<T>(query: SQL, name?: string): Promise<T[]>;
   /** Runs a statement; resolves to the number of rows it changed. `name` as for all(). */
