@@ -7,13 +7,18 @@ import { openPostgres } from "../src/sql/postgres-client";
 describe("PostgreSQL client", () => {
   let database: TestDatabase;
   let db: SqlClient;
+  // pg warns once per process, so this file's first queries are the ones to watch.
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
 
   beforeAll(async () => {
+    process.on("warning", onWarning);
     database = await createTestDatabase();
     db = await openPostgres(database.url, `${MIGRATIONS_DIR}/pg`);
   });
 
   afterAll(async () => {
+    process.off("warning", onWarning);
     await db?.close();
     await database?.drop();
   });
@@ -35,6 +40,14 @@ describe("PostgreSQL client", () => {
       "probe_plans",
     );
     expect(plans).toEqual({ generic_plans: 12, custom_plans: 0 });
+  });
+
+  it("sets a connection up before its first query, not beside it", async () => {
+    // Two named statements at once make the pool open a second connection.
+    await Promise.all([db.all(byIds(["a"]), "probe"), db.all(byIds(["b"]), "probe")]);
+    // Warnings are emitted on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
   });
 
   it("plans ad hoc statements and those of a transaction for their parameters", async () => {

@@ -140,17 +140,24 @@ class PostgresConnection implements SqlClient {
 }
 
 function openPool(url: string, setUp?: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    // Awaited before the connection serves its first query. A setting the server does not
+    // know leaves the connection as it was (a SET rather than a startup option, which the
+    // URL's own `options` or a connection pooler in front of the server may refuse or replace).
+    onConnect: setUp
+      ? async (client) => {
+          await client.query(setUp).catch(() => {});
+        }
+      : undefined,
+  });
   // A connection's error (the server restarted) must not crash the process: the query in
   // flight fails with it and the pool replaces the connection.
   pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    client.on("error", () => {});
-    // Queued before any query the connection is opened for. A setting the server does not
-    // know leaves the connection as it was (a SET rather than a startup option, which the
-    // URL's own `options` or a connection pooler in front of the server may refuse or replace).
-    if (setUp) client.query(setUp).catch(() => {});
-  });
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
