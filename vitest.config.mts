@@ -11,7 +11,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,21 +1,18 @@
-// `npm run bench` (`-- --quick` for workloads a and b only, smaller): the same
-// workloads on oah (Redis + PostgreSQL with its embedded pool, and split into
-// `--api-only` + sandboxes; the embedded default on SQLite) and on its peers
-// (BullMQ, graphile-worker with a named queue per session), in one process tree
-// and one sitting. Systems alternate within each repetition (A B C … A B C …) so
-// that drift spreads over all of them; every figure is the median of the
-// repetitions, with min and max. Prints two tables and writes
-// bench/results/latest.json. Options: --workloads a,b,c,d,e,f  --peers id,…  --reps N
-// --private-services (throwaway PostgreSQL and Redis even when shared ones answer)
-// --out FILE (a custom selection writes bench/results/custom.json by default).
+// `npm run bench`: the same workloads on oah (Redis + PostgreSQL with its embedded
+// pool, and split into `--api-only` + sandboxes; the embedded default on SQLite) and
+// on its peers (BullMQ, graphile-worker with a named queue per session), in one
+// process tree and one sitting. Systems alternate within each repetition (A B C …
+// A B C …) so that drift spreads over all of them; every figure is the median of
+// the repetitions, with min and max. Options: see BENCH_USAGE (`-- --help`).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { parseArgs } from "node:util";
 import { REPO_ROOT } from "@oah/testing";
+import { readCommandLine } from "./command-line";
 import { formatJson } from "./json";
 import { elapsedSeconds, log, print } from "./log";
-import { createPeer, OahSnapshots, PEER_IDS, PEER_LABELS, type Peer, type PeerId } from "./peers";
+import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from "./peers";
+import { BENCH_OPTIONS, BENCH_USAGE, benchPlan } from "./plan";
 import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, comparedTable } from "./table";
@@ -26,34 +23,8 @@ import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./work
 import { type PartsResult, partsOnce } from "./workloads/parts";
 import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    workloads: { type: "string" },
-    peers: { type: "string" },
-    reps: { type: "string" },
-    "private-services": { type: "boolean", default: false },
-    out: { type: "string" },
-  },
-  strict: true,
-});
-const quick = values.quick;
-// A custom selection writes aside, so that it never replaces the results of a whole run.
-const custom = values.workloads !== undefined || values.peers !== undefined || values.reps !== undefined;
-const outFile = values.out ?? join("bench", "results", custom ? "custom.json" : "latest.json");
-
-const plan = {
-  reps: Number(values.reps ?? (quick ? 1 : 3)),
-  workloads: new Set((values.workloads ?? (quick ? "a,b" : "a,b,c,d,e,f")).split(",")),
-  peers: (values.peers ? values.peers.split(",") : PEER_IDS) as PeerId[],
-  throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: [8, 32] },
-  dispatch: { samples: quick ? 100 : 200 },
-  mixed: { ratePerSecond: 200, seconds: 10 },
-  admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
-  memory: { queued: 4_000 },
-};
-for (const id of plan.peers)
-  if (!PEER_IDS.includes(id)) throw new Error(`unknown peer ${id}: ${PEER_IDS.join(", ")}`);
+const plan = readCommandLine(BENCH_USAGE, { options: BENCH_OPTIONS }, benchPlan);
+const { quick, outFile } = plan;
 
 const OAH_IDS = plan.peers.filter((id) => id.startsWith("oah"));
 const OTHER_IDS = plan.peers.filter((id) => !id.startsWith("oah"));
@@ -104,7 +75,7 @@ async function main(): Promise<void> {
     `oah bench (${quick ? "quick" : "full"}): workloads ${[...plan.workloads].join(",")}; ` +
       `systems ${plan.peers.join(", ")}; ${plan.reps} repetition(s)`,
   );
-  services = await findServices(values["private-services"]);
+  services = await findServices(plan.privateServices);
   snapshots = new OahSnapshots(services);
   log(`PostgreSQL: ${services.origin.postgres}; Redis: ${services.origin.redis}`);
   const results: Record<string, unknown> = {

@@ -2,23 +2,40 @@
 // random sandbox is killed (kill -9) every few seconds and replaced; then every
 // run is checked: one terminal status each, FIFO and no overlap per session,
 // nothing lost. Not part of `npm test`; run with `npm run soak -- --minutes 10`.
-import { parseArgs } from "node:util";
 import { type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { positiveInteger, positiveNumber, readCommandLine } from "./command-line";
 import { unfinishedRuns } from "./oah";
 
-const { values } = parseArgs({
-  options: {
-    minutes: { type: "string", default: "10" },
-    rate: { type: "string", default: "40" },
-    sessions: { type: "string", default: "100" },
-    sandboxes: { type: "string", default: "3" },
+const USAGE = `Usage: npm run soak -- [options]
+
+A split deployment under continuous load while a random sandbox is killed (kill -9)
+every few seconds and replaced; then every run is checked: one terminal status each,
+in order and without overlap per session, nothing lost. Exits 1 on any problem.
+
+  --minutes N     how long the load and the kills go on (10)
+  --rate N        runs submitted per second (40)
+  --sessions N    sessions the runs are spread over (100)
+  --sandboxes N   sandboxes kept running (3)
+  -h, --help      this
+`;
+
+const { minutes, ratePerSecond, sessionCount, sandboxCount } = readCommandLine(
+  USAGE,
+  {
+    options: {
+      minutes: { type: "string", default: "10" },
+      rate: { type: "string", default: "40" },
+      sessions: { type: "string", default: "100" },
+      sandboxes: { type: "string", default: "3" },
+    },
   },
-  strict: true,
-});
-const minutes = Number(values.minutes);
-const ratePerSecond = Number(values.rate);
-const sessionCount = Number(values.sessions);
-const sandboxCount = Number(values.sandboxes);
+  (values) => ({
+    minutes: positiveNumber("minutes", values.minutes),
+    ratePerSecond: positiveNumber("rate", values.rate),
+    sessionCount: positiveInteger("sessions", values.sessions),
+    sandboxCount: positiveInteger("sandboxes", values.sandboxes),
+  }),
+);
 
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,8 +7,6 @@ import { OahSnapshots } from "./oah-snapshots";
 import { OahSplit } from "./oah-split";
 import type { Peer, PeerId } from "./types";
 
-export const PEER_IDS: PeerId[] = ["oahRedisPg", "bullmq", "oahSplit", "graphileNamedQueues", "oahEmbedded"];
-
 export const PEER_LABELS: Record<PeerId, string> = {
   oahRedisPg: "oah Redis+PG (embedded pool)",
   oahSplit: "oah split (api-only + sandboxes)",
@@ -32,5 +30,5 @@ export function createPeer(id: PeerId, services: Services, snapshots: OahSnapsho
   }
 }
 
-export type { JobSpec, JobTiming, Peer, PeerId } from "./types";
+export { type JobSpec, type JobTiming, PEER_IDS, type Peer, type PeerId } from "./types";
 export { OahSnapshots };

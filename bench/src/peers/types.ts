@@ -22,7 +22,9 @@ export interface JobTiming {
   startedAtPrecise?: number;
 }
 
-export type PeerId = "oahRedisPg" | "oahSplit" | "oahEmbedded" | "bullmq" | "graphileNamedQueues";
+/** The systems in the order they alternate within a repetition. */
+export const PEER_IDS = ["oahRedisPg", "bullmq", "oahSplit", "graphileNamedQueues", "oahEmbedded"] as const;
+export type PeerId = (typeof PEER_IDS)[number];
 
 /**
  * The small interface every system under test exposes. A workload calls, in order:

@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import { namesFrom, positiveInteger } from "./command-line";
+import { PEER_IDS, type PeerId } from "./peers/types";
+
+export const WORKLOADS = ["a", "b", "c", "d", "e", "f"] as const;
+export type Workload = (typeof WORKLOADS)[number];
+
+export const BENCH_USAGE = `Usage: npm run bench -- [options]
+
+Runs the same workloads on oah and on its peers, alternating them within each
+repetition, prints a table of medians (min–max) with the ratios oah / peer, and
+writes bench/results/latest.json.
+
+  --quick               workloads a and b only, smaller, 1 repetition
+  --workloads a,b,...   a throughput, b dispatch latency, c mixed, d admin at
+                        1,000,000 runs, e memory, f the store alone and the queue alone
+  --peers id,...        ${PEER_IDS.join(", ")}
+  --reps N              repetitions (3, or 1 with --quick)
+  --private-services    throwaway PostgreSQL and Redis even when shared ones answer
+  --out FILE            where the results go; a selection (--workloads, --peers,
+                        --reps) writes bench/results/custom.json unless told
+  -h, --help            this
+`;
+
+export const BENCH_OPTIONS = {
+  quick: { type: "boolean", default: false },
+  workloads: { type: "string" },
+  peers: { type: "string" },
+  reps: { type: "string" },
+  "private-services": { type: "boolean", default: false },
+  out: { type: "string" },
+} as const;
+
+export interface BenchOptionValues {
+  quick: boolean;
+  workloads?: string;
+  peers?: string;
+  reps?: string;
+  "private-services": boolean;
+  out?: string;
+}
+
+export type BenchPlan = ReturnType<typeof benchPlan>;
+
+/** What a run of the bench measures, from its options; a bad option is a UsageError. */
+export function benchPlan(values: BenchOptionValues) {
+  const { quick } = values;
+  // A selection writes aside, so that it never replaces the results of a whole run.
+  const custom = values.workloads !== undefined || values.peers !== undefined || values.reps !== undefined;
+  return {
+    quick,
+    privateServices: values["private-services"],
+    outFile: values.out ?? join("bench", "results", custom ? "custom.json" : "latest.json"),
+    reps: values.reps === undefined ? (quick ? 1 : 3) : positiveInteger("reps", values.reps),
+    workloads: new Set<Workload>(
+      values.workloads === undefined
+        ? quick
+          ? ["a", "b"]
+          : WORKLOADS
+        : namesFrom("workloads", values.workloads, WORKLOADS),
+    ),
+    peers: values.peers === undefined ? [...PEER_IDS] : namesFrom<PeerId>("peers", values.peers, PEER_IDS),
+    throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: [8, 32] },
+    dispatch: { samples: quick ? 100 : 200 },
+    mixed: { ratePerSecond: 200, seconds: 10 },
+    admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
+    memory: { queued: 4_000 },
+  };
+}
