@@ -40,8 +40,6 @@ export interface BenchOptionValues {
   out?: string;
 }
 
-export type BenchPlan = ReturnType<typeof benchPlan>;
-
 /** What a run of the bench measures, from its options; a bad option is a UsageError. */
 export function benchPlan(values: BenchOptionValues) {
   const { quick } = values;
