@@ -5,6 +5,9 @@ export class UsageError extends Error {}
 
 type Values<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>["values"];
 
+/** The values `readCommandLine` reads for these options. */
+export type OptionValues<O extends NonNullable<ParseArgsConfig["options"]>> = Values<{ options: O }>;
+
 /**
  * Reads a command's options (strict, no positionals) and makes them what the command
  * runs on, before it starts anything. `--help` prints the usage and exits 0; an

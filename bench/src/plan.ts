@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { namesFrom, positiveInteger } from "./command-line";
+import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
 
 export const WORKLOADS = ["a", "b", "c", "d", "e", "f"] as const;
@@ -31,14 +31,7 @@ export const BENCH_OPTIONS = {
   out: { type: "string" },
 } as const;
 
-export interface BenchOptionValues {
-  quick: boolean;
-  workloads?: string;
-  peers?: string;
-  reps?: string;
-  "private-services": boolean;
-  out?: string;
-}
+export type BenchOptionValues = OptionValues<typeof BENCH_OPTIONS>;
 
 /** What a run of the bench measures, from its options; a bad option is a UsageError. */
 export function benchPlan(values: BenchOptionValues) {
