@@ -3,10 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   plugins: [
     {
-      // Lua scripts are imported as text, as esbuild's text loader does in the builds.
-      name: "lua-as-text",
+      // Lua and shell scripts are imported as text, as esbuild's text loader does in the builds.
+      name: "scripts-as-text",
       transform(code, id) {
-        if (id.endsWith(".lua")) return { code: `export default ${JSON.stringify(code)};`, map: null };
+        if (id.endsWith(".lua") || id.endsWith(".sh"))
+          return { code: `export default ${JSON.stringify(code)};`, map: null };
       },
     },
   ],

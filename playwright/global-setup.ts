@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT, startSplitDeployment } from "@oah/testing";
@@ -41,6 +41,8 @@ export default async function globalSetup(_config: FullConfig) {
   const deployment = await startSplitDeployment({ sandboxes: 2, env: FAST_ENV });
   let web: ConsoleProcess | undefined;
   const dir = mkdtempSync(join(tmpdir(), "oah-e2e-"));
+  // The sandbox user must reach the workspaces under it, as on a host.
+  chmodSync(dir, 0o711);
   try {
     const t = Date.now();
     const runs = await seed(deployment);

@@ -1,5 +1,5 @@
 // Bundles an app (run from its folder) into dist/: the workspace packages
-// (TypeScript sources) are inlined, npm dependencies stay external, Lua scripts
+// (TypeScript sources) are inlined, npm dependencies stay external, Lua and shell scripts
 // come in as text, and the migrations travel with the bundle.
 // Usage: bundle-app.mjs [--dev-external] [entry…]  (entries default to src/main.ts;
 // each becomes dist/<name>.js). --dev-external keeps the app's devDependencies
@@ -44,7 +44,7 @@ await build({
   target: "node20",
   format: "esm",
   sourcemap: true,
-  loader: { ".lua": "text" },
+  loader: { ".lua": "text", ".sh": "text" },
   external: [...external, ...external.map((d) => `${d}/*`)],
   logLevel: "warning",
 });

@@ -15,8 +15,9 @@ import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from ".
 import { BENCH_OPTIONS, BENCH_USAGE, benchPlan } from "./plan";
 import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
-import { type AbsoluteRow, absoluteTable, type ComparedRow, comparedTable } from "./table";
+import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
 import { type AdminResult, adminBench } from "./workloads/admin";
+import { type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
 import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
@@ -359,6 +360,58 @@ async function main(): Promise<void> {
       unit: "runs/s of each part of oah Redis+PG alone, in the bench process, on the shape of (a)",
       workload: { sessions, runsPerSession },
       bySlots,
+    };
+  }
+
+  // (g) what a command's sandbox costs
+  if (plan.workloads.has("g")) {
+    const raw = new Map<CommandMode, CommandCostResult[]>();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(g) one echo shell step per run, sandboxed and unconfined, repetition ${rep}/${plan.reps}`);
+      for (const mode of ["on", "unsafe-host"] as const) {
+        const list = raw.get(mode) ?? [];
+        list.push(await commandCostOnce(mode, plan.commands.samples));
+        raw.set(mode, list);
+      }
+    }
+    const byMode = Object.fromEntries(
+      [...raw].map(([mode, rs]) => [
+        mode,
+        {
+          stepP50Ms: summary(rs.map((r) => r.stepP50Ms)),
+          stepP99Ms: summary(rs.map((r) => r.stepP99Ms)),
+          runP50Ms: summary(rs.map((r) => r.runP50Ms)),
+          runP99Ms: summary(rs.map((r) => r.runP99Ms)),
+        },
+      ]),
+    );
+    const sandboxed = byMode.on!;
+    const host = byMode["unsafe-host"]!;
+    const added = (a: Summary, b: Summary) => Math.round((a.median - b.median) * 100) / 100;
+    absolute.push(
+      {
+        figure: "shell step `echo`, sandboxed: step p50 / p99 (ms)",
+        value: `${cell(sandboxed.stepP50Ms)} / ${cell(sandboxed.stepP99Ms)}`,
+      },
+      {
+        figure: "shell step `echo`, unconfined (unsafe-host): step p50 / p99 (ms)",
+        value: `${cell(host.stepP50Ms)} / ${cell(host.stepP99Ms)}`,
+      },
+      {
+        figure: "the sandbox adds to a step, p50 / p99 (ms)",
+        value: `${added(sandboxed.stepP50Ms, host.stepP50Ms)} / ${added(sandboxed.stepP99Ms, host.stepP99Ms)}`,
+      },
+    );
+    results.commands = {
+      unit: "ms per run of one `echo` shell step, one run at a time, oah embedded (SQLite), 2 slots",
+      samples: plan.commands.samples,
+      byMode,
+      addedByTheSandbox: {
+        stepP50Ms: added(sandboxed.stepP50Ms, host.stepP50Ms),
+        stepP99Ms: added(sandboxed.stepP99Ms, host.stepP99Ms),
+        runP50Ms: added(sandboxed.runP50Ms, host.runP50Ms),
+        runP99Ms: added(sandboxed.runP99Ms, host.runP99Ms),
+      },
     };
   }
 

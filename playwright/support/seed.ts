@@ -1,5 +1,14 @@
 import type { Run } from "@oah/contract";
-import { getRun, isTerminal, type SplitDeployment, submit, waitFor, waitForRun } from "@oah/testing";
+import {
+  crashAsked,
+  crashingStep,
+  getRun,
+  isTerminal,
+  type SplitDeployment,
+  submit,
+  waitFor,
+  waitForRun,
+} from "@oah/testing";
 import type { E2EState } from "./state";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery acts within seconds. */
@@ -16,17 +25,6 @@ export const FAST_ENV = {
 
 /** Sandboxes kept alive while runs kill the ones they land on. */
 const SANDBOXES = 2;
-
-/**
- * A shell step that kills the sandbox executing it (`kill -9 $PPID`) on its first `kills`
- * executions, counted in a file of its workspace, and succeeds afterwards.
- */
-export function killerStep(kills: number) {
-  return {
-    type: "shell",
-    command: `n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; if [ $n -le ${kills} ]; then sleep 0.3; kill -9 $PPID; sleep 5; fi; echo "execution $n"`,
-  };
-}
 
 const alive = (d: SplitDeployment) =>
   d.sandboxes.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
@@ -58,21 +56,37 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   await waitForRun(c, waiting.id, (r) => r.status === "waiting_tool");
 
   // Runs that kill every sandbox they land on until recovery gives up on them (max attempts 2).
-  const killerA = await submit(c, "import-batch-a", [killerStep(3), { type: "output", value: "survived" }], {
-    workspaceId: "killer-a",
-  });
-  const killerB = await submit(c, "import-batch-b", [killerStep(3), { type: "output", value: "survived" }], {
-    workspaceId: "killer-b",
-  });
-  // One that kills its sandbox once: recovery requeues it and it completes.
+  // Runs whose sandboxes crash (killed from outside) on each execution until recovery gives up on them.
+  const killerA = await submit(
+    c,
+    "import-batch-a",
+    [crashingStep(3), { type: "output", value: "survived" }],
+    {
+      workspaceId: "killer-a",
+    },
+  );
+  const killerB = await submit(
+    c,
+    "import-batch-b",
+    [crashingStep(3), { type: "output", value: "survived" }],
+    {
+      workspaceId: "killer-b",
+    },
+  );
+  // One whose sandbox crashes once: recovery requeues it and it completes.
   const flaky = await submit(
     c,
     "nightly-report",
-    [killerStep(1), { type: "output", value: { rows: 1284 } }],
+    [crashingStep(1), { type: "output", value: { rows: 1284 } }],
     {
       workspaceId: "flaky",
     },
   );
+  const crashes = [
+    { run: killerA, workspaceId: "killer-a" },
+    { run: killerB, workspaceId: "killer-b" },
+    { run: flaky, workspaceId: "flaky" },
+  ];
 
   const settled = async (): Promise<boolean> => {
     const [a, b, f] = await Promise.all([getRun(c, killerA.id), getRun(c, killerB.id), getRun(c, flaky.id)]);
@@ -81,6 +95,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   await waitFor(
     "the killer runs to be quarantined",
     async () => {
+      for (const { run, workspaceId } of crashes) await crashAsked(d, run.id, workspaceId);
       if (await settled()) return true;
       await keepSandboxes(d);
       return false;

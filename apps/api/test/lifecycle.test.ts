@@ -1,6 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { eventTypes, getRun, isTerminal, processAlive, submit, waitFor, waitForRun } from "@oah/testing";
+import {
+  eventTypes,
+  getRun,
+  isTerminal,
+  sleepers,
+  submit,
+  uniqueSleep,
+  waitFor,
+  waitForRun,
+} from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, BACKENDS, startApi } from "./support";
 
@@ -10,9 +17,6 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
     t = await startApi(kind, { OAH_WORKERS_MAX: "4" });
   });
   afterAll(() => t?.dispose());
-
-  const workspaceFile = (workspaceId: string, name: string) =>
-    join(t.place.dataDir, ".openharness", "workspaces", workspaceId, name);
 
   it("cancels a queued run at once: never started, and the session's next run still runs", async () => {
     const session = `cancel-queued-${kind}`;
@@ -61,18 +65,17 @@ describe.each(BACKENDS)("run lifecycle on %s", (kind) => {
   });
 
   it("times out a run whose shell step outlives it, and stops the step's processes", async () => {
-    const workspaceId = `timeout-${kind}`;
+    const marker = uniqueSleep();
     const run = await submit(
       t.client,
       `run-timeout-${kind}`,
-      [{ type: "shell", command: "sleep 30 & echo $! > child.pid; wait" }],
-      { timeoutMs: 1_000, workspaceId },
+      [{ type: "shell", command: `sleep ${marker} & setsid sleep ${marker} & wait` }],
+      { timeoutMs: 1_000 },
     );
+    await waitFor("the step's processes", async () => sleepers(marker).length === 2);
     const ended = await waitForRun(t.client, run.id, isTerminal, 10_000);
     expect(ended).toMatchObject({ status: "timed_out", errorCode: "run_timed_out" });
-    const pid = Number(readFileSync(workspaceFile(workspaceId, "child.pid"), "utf8"));
-    expect(pid).toBeGreaterThan(0);
-    expect(processAlive(pid)).toBe(false);
+    expect(sleepers(marker)).toEqual([]);
     const types = await eventTypes(t.client, run.id);
     expect(types).toEqual(["run.queued", "run.started", "tool.started", "tool.failed", "run.timed_out"]);
   });

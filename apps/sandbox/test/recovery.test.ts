@@ -1,5 +1,7 @@
 import type { StorageOverview } from "@oah/contract";
 import {
+  crashAsked,
+  crashingStep,
   eventTypes,
   getRun,
   isTerminal,
@@ -164,24 +166,18 @@ describe("recovery of runs whose worker died", () => {
       sandboxes: 1,
       env: { ...FAST, OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: "2" },
     });
-    // Kills the sandbox executing it on its first three executions.
+    // Its first three executions end in a crash of the sandbox executing it.
     const killer = await submit(
       d.client,
       "killer",
-      [
-        {
-          type: "shell",
-          command:
-            "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; if [ $n -le 3 ]; then kill -9 $PPID; sleep 5; fi",
-        },
-        { type: "output", value: "survived" },
-      ],
+      [crashingStep(3), { type: "output", value: "survived" }],
       { workspaceId: "killer" },
     );
-    // Each execution kills its sandbox; a new sandbox takes over until recovery gives up on the run.
+    // Each execution crashes its sandbox; a new sandbox takes over until recovery gives up on the run.
     const quarantined = await waitFor(
       "the run to be quarantined",
       async () => {
+        await crashAsked(d!, killer.id, "killer");
         const run = await getRun(d!.client, killer.id);
         if (run.recoveryState === "quarantined") return run;
         const latest = d!.sandboxes.at(-1)!;

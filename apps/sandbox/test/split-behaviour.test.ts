@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   eventTypes,
   getRun,
   isTerminal,
-  processAlive,
   type SplitDeployment,
+  sleepers,
   startSplitDeployment,
   submit,
+  uniqueSleep,
   waitFor,
   waitForRun,
   waitForWorkspaceFile,
@@ -55,28 +56,17 @@ describe("split mode behaviour", () => {
 
   it("cancels a run executing in a sandbox through the API process within a second, and stops its shell", async () => {
     d = await startSplitDeployment({ sandboxes: 1 });
-    const run = await submit(
-      d.client,
-      "cancel-across",
-      [{ type: "shell", command: "sleep 100 & echo $! > child.pid; wait" }],
-      { workspaceId: "cancel-across" },
-    );
-    await waitForRun(d.client, run.id, (r) => r.status === "running");
-    const pidFile = join(d.env.OAH_DATA_DIR!, ".openharness", "workspaces", "cancel-across", "child.pid");
-    const pid = await waitFor("the shell's child", async () => {
-      try {
-        return Number(readFileSync(pidFile, "utf8")) || undefined;
-      } catch {
-        return undefined;
-      }
-    });
-    expect(processAlive(pid)).toBe(true);
+    const marker = uniqueSleep();
+    const run = await submit(d.client, "cancel-across", [
+      { type: "shell", command: `sleep ${marker} & setsid -f sleep ${marker}; wait` },
+    ]);
+    await waitFor("the shell's children", async () => sleepers(marker).length === 2);
     const asked = Date.now();
     expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
     const ended = await waitForRun(d.client, run.id, isTerminal, 5_000);
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect(ended.status).toBe("cancelled");
-    expect(processAlive(pid)).toBe(false);
+    expect(sleepers(marker)).toEqual([]);
   });
 
   it("cancels through the stored flag, found on the next heartbeat, when the notification is missed", async () => {

@@ -58,8 +58,11 @@ describe("split mode: oah-api --api-only and three oah-sandbox processes on Redi
     // Every sandbox executed runs: worker ids carry their host's pid.
     const pids = new Set(rows.map((r) => /-(\d+)-[0-9a-f]{4}\//.exec(r.worker_id)?.[1]));
     for (const sandbox of d.sandboxes) expect(pids).toContain(String(sandbox.child.pid));
-    // Redis keeps nothing of the finished work but its counter, marker, leases and pool reports.
-    const left = (await d.redis.keys()).filter((k) => !/:(marker|fence|worker:.*|workers|pool.*)$/.test(k));
+    // Redis keeps nothing of the finished work but its counter, marker, leases (the live hosts'
+    // too, which list no run now) and pool reports.
+    const left = (await d.redis.keys()).filter(
+      (k) => !/:(marker|fence|worker:.*|workers|host:.*|pool.*)$/.test(k),
+    );
     expect(left).toEqual([]);
   }, 180_000);
 });

@@ -1,6 +1,20 @@
 import { join, resolve } from "node:path";
-import { claimAheadPolicy, HOOK_EVENTS, RECOVERY_STRATEGIES, type RecoveryStrategy } from "@oah/core";
+import {
+  claimAheadPolicy,
+  HOOK_EVENTS,
+  RECOVERY_STRATEGIES,
+  type RecoveryStrategy,
+  type StepLimits,
+} from "@oah/core";
 import { z } from "zod";
+
+/**
+ * How a host runs the commands of runs: `on`, in a sandbox (refusing to start where none can be
+ * made); `off`, refused at submission and never executed (configured OAH_HOOKS commands still run,
+ * sandboxed); `unsafe-host`, unconfined, as the host's own user, for a developer's machine only.
+ */
+export const SHELL_MODES = ["on", "off", "unsafe-host"] as const;
+export type ShellMode = (typeof SHELL_MODES)[number];
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const text = z.string().trim().min(1);
@@ -80,6 +94,17 @@ const envSchema = z.object({
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   // Ours: a slot whose last runs each executed in less than this claims its next session ahead (0: never).
   OAH_CLAIM_AHEAD_RUN_MS: int(0, 60_000).default(5),
+  // Ours: commands of runs (shell steps, hook steps, the agent's shell tool) and their sandbox (docs/security).
+  OAH_SHELL: z.enum(SHELL_MODES).default("on"),
+  OAH_SANDBOX_USER: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$/, { error: "must be a user name or a numeric uid" })
+    .default("nobody"),
+  OAH_STEP_NETWORK: z.enum(["on", "off"]).default("on"),
+  OAH_STEP_MAX_PROCS: int(8, 1_000_000).default(256),
+  OAH_STEP_MAX_FILE_BYTES: int(65_536).default(1_073_741_824),
+  OAH_STEP_CPU_SECONDS: int(1).default(600),
+  OAH_STEP_MEMORY_BYTES: int(16_777_216).default(2_147_483_648),
 });
 
 export interface OahConfig {
@@ -124,6 +149,14 @@ export interface OahConfig {
   logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
   /** Slots whose last runs each executed in less than this claim ahead; 0: never. */
   claimAheadRunMs: number;
+  shell: ShellMode;
+  /** The sandbox of commands (OAH_SHELL on, and OAH_HOOKS commands). */
+  sandbox: {
+    /** The unprivileged user commands run as (a name or a uid). */
+    user: string;
+    network: boolean;
+    limits: StepLimits;
+  };
 }
 
 export class ConfigError extends Error {
@@ -152,6 +185,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (e.OAH_RUN_HEARTBEAT_INTERVAL_MS >= e.OAH_SESSION_LOCK_TTL_MS) {
     throw new ConfigError("OAH_RUN_HEARTBEAT_INTERVAL_MS must be shorter than OAH_SESSION_LOCK_TTL_MS");
   }
+  // A run appears in its host's lease with the host's next heartbeat: it must not look stale before.
+  const staleAfter = e.OAH_STALE_RUN_AFTER_MS ?? 2 * e.OAH_SESSION_LOCK_TTL_MS;
+  if (staleAfter <= 2 * e.OAH_RUN_HEARTBEAT_INTERVAL_MS) {
+    throw new ConfigError(
+      `OAH_STALE_RUN_AFTER_MS (${staleAfter}) must be longer than two heartbeat intervals ` +
+        `(OAH_RUN_HEARTBEAT_INTERVAL_MS ${e.OAH_RUN_HEARTBEAT_INTERVAL_MS})`,
+    );
+  }
   // A session claimed ahead is not renewed by the heartbeat: its lock must outlast the hold.
   const claimAheadHoldMs = claimAheadPolicy(e.OAH_CLAIM_AHEAD_RUN_MS).holdMs;
   if (claimAheadHoldMs >= e.OAH_SESSION_LOCK_TTL_MS) {
@@ -172,7 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     apiToken: e.OAH_API_TOKEN,
     sessionLockTtlMs: e.OAH_SESSION_LOCK_TTL_MS,
     heartbeatIntervalMs: e.OAH_RUN_HEARTBEAT_INTERVAL_MS,
-    staleRunAfterMs: e.OAH_STALE_RUN_AFTER_MS ?? 2 * e.OAH_SESSION_LOCK_TTL_MS,
+    staleRunAfterMs: staleAfter,
     recoveryScanIntervalMs: e.OAH_RECOVERY_SCAN_INTERVAL_MS,
     recoveryStrategy: e.OAH_STALE_RUN_RECOVERY_STRATEGY ?? (e.OAH_REDIS_URL ? "requeue_running" : "fail"),
     recoveryMaxAttempts: e.OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS,
@@ -202,6 +243,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxBodyBytes: e.OAH_MAX_BODY_BYTES,
     logLevel: e.OAH_LOG_LEVEL,
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
+    shell: e.OAH_SHELL,
+    sandbox: {
+      user: e.OAH_SANDBOX_USER,
+      network: e.OAH_STEP_NETWORK === "on",
+      limits: {
+        maxProcs: e.OAH_STEP_MAX_PROCS,
+        maxFileBytes: e.OAH_STEP_MAX_FILE_BYTES,
+        cpuSeconds: e.OAH_STEP_CPU_SECONDS,
+        memoryBytes: e.OAH_STEP_MEMORY_BYTES,
+      },
+    },
   };
 }
 

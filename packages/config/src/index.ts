@@ -6,4 +6,6 @@ export {
   loadConfig,
   type OahConfig,
   redactUrl,
+  SHELL_MODES,
+  type ShellMode,
 } from "./env";

@@ -15,6 +15,17 @@ describe("loadConfig", () => {
       workersMax: 16,
       claimAheadRunMs: 5,
       dataDir: "/srv/oah",
+      shell: "on",
+      sandbox: {
+        user: "nobody",
+        network: true,
+        limits: {
+          maxProcs: 256,
+          maxFileBytes: 1_073_741_824,
+          cpuSeconds: 600,
+          memoryBytes: 2_147_483_648,
+        },
+      },
     });
   });
 
@@ -29,6 +40,17 @@ describe("loadConfig", () => {
       },
       { claimAheadRunMs: 199 },
     ],
+    ["commands turned off", { OAH_SHELL: "off" }, { shell: "off" }],
+    [
+      "a sandbox without network, as another user, with other limits",
+      {
+        OAH_STEP_NETWORK: "off",
+        OAH_SANDBOX_USER: "oah-steps",
+        OAH_STEP_MAX_PROCS: "64",
+        OAH_STEP_MEMORY_BYTES: "536870912",
+      },
+      { sandbox: { user: "oah-steps", network: false, limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
+    ],
     [
       "Redis makes recovery requeue running runs",
       { OAH_REDIS_URL: "redis://x" },
@@ -40,6 +62,9 @@ describe("loadConfig", () => {
 
   it.each([
     ["a negative claim-ahead threshold", { OAH_CLAIM_AHEAD_RUN_MS: "-1" }, /OAH_CLAIM_AHEAD_RUN_MS/],
+    ["an unknown shell mode", { OAH_SHELL: "yes" }, /OAH_SHELL/],
+    ["a sandbox user with a slash", { OAH_SANDBOX_USER: "../root" }, /OAH_SANDBOX_USER/],
+    ["a process limit too small to start a shell", { OAH_STEP_MAX_PROCS: "2" }, /OAH_STEP_MAX_PROCS/],
     [
       "a claim held as long as the lock lives",
       {
@@ -53,6 +78,11 @@ describe("loadConfig", () => {
       "a heartbeat as slow as the lock",
       { OAH_SESSION_LOCK_TTL_MS: "5000", OAH_RUN_HEARTBEAT_INTERVAL_MS: "5000" },
       /OAH_RUN_HEARTBEAT_INTERVAL_MS must be shorter than OAH_SESSION_LOCK_TTL_MS/,
+    ],
+    [
+      "runs stale before their host's next heartbeat lists them",
+      { OAH_STALE_RUN_AFTER_MS: "1000", OAH_RUN_HEARTBEAT_INTERVAL_MS: "500" },
+      /OAH_STALE_RUN_AFTER_MS \(1000\) must be longer than two heartbeat intervals/,
     ],
     [
       "more workers at least than at most",

@@ -57,16 +57,21 @@ export interface StorageOverview {
 
 const requestedBy = z.string().trim().min(1).max(128);
 
+/** A run someone asked to cancel starts again only when the operator says so: `includeCancelled`. */
+const includeCancelled = z.boolean().default(false);
+
 export const requeueRunInput = z.strictObject({
   runId: runIdSchema,
   /** Who asks (recorded as `lastManualRequeueBy`); default "api". */
   requestedBy: requestedBy.optional(),
+  includeCancelled,
 });
 export type RequeueRunInput = z.infer<typeof requeueRunInput>;
 
 export const requeueManyInput = z.strictObject({
   runIds: z.array(runIdSchema).min(1).max(200),
   requestedBy: requestedBy.optional(),
+  includeCancelled,
 });
 export type RequeueManyInput = z.infer<typeof requeueManyInput>;
 

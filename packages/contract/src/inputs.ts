@@ -40,6 +40,15 @@ export const submitRunInput = z.preprocess(
 );
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
 
+/**
+ * Whether a run would execute commands on a worker host: a shell or hook step, or
+ * the agent's shell tool. A host with OAH_SHELL=off refuses such runs at submission.
+ */
+export function runExecutesCommands(run: SubmitRunInput): boolean {
+  if (run.executor === "agent") return run.input.tools.shell;
+  return run.input.steps.some((step) => step.type === "shell" || step.type === "hook");
+}
+
 export const runRefInput = z.strictObject({ runId: runIdSchema });
 export type RunRefInput = z.infer<typeof runRefInput>;
 

@@ -9,6 +9,10 @@ export const RUN_ERROR_CODES = [
   "hook_execution_failed",
   "executor_failed",
   "invalid_run_transition",
+  // A command-running step on a host that runs none (OAH_SHELL=off).
+  "shell_disabled",
+  // The run's workspace does not resolve to a directory under OAH_WORKSPACE_ROOT.
+  "workspace_invalid",
 ] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 
@@ -18,6 +22,7 @@ export const REQUEUE_ERROR_CODES = [
   "run_requeue_not_supported",
   "run_requeue_unavailable",
   "run_requeue_failed",
+  "run_requeue_cancel_requested",
 ] as const;
 export type RequeueErrorCode = (typeof REQUEUE_ERROR_CODES)[number];
 
@@ -26,6 +31,7 @@ export const API_ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
   invalid_cursor: 400,
+  shell_disabled: 400,
   unauthorized: 401,
   run_not_found: 404,
   not_found: 404,
@@ -35,6 +41,7 @@ export const API_ERROR_STATUS = {
   run_requeue_not_supported: 409,
   run_requeue_unavailable: 409,
   run_requeue_failed: 409,
+  run_requeue_cancel_requested: 409,
   tool_result_unknown_run: 409,
   tool_result_not_waiting: 409,
   tool_result_wrong_name: 409,

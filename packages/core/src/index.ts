@@ -6,3 +6,5 @@ export * from "./pool-sizing";
 export * from "./queue-entry";
 export * from "./recovery";
 export * from "./run-status";
+export * from "./step-limits";
+export * from "./worker-id";

@@ -1,3 +1,4 @@
+import type { RequeueErrorCode } from "./error-codes";
 import type { ActiveStatus, RunStatus } from "./run-status";
 
 export const RECOVERY_STRATEGIES = ["fail", "requeue_running", "requeue_all"] as const;
@@ -55,20 +56,38 @@ export interface StaleRunFacts {
   status: ActiveStatus;
   /** Automatic requeues so far (`metadata.recoveryAttempts`). */
   recoveryAttempts: number;
+  /** Someone asked to cancel the run (`cancelRequestedAt`) before its execution went stale. */
+  cancelRequested: boolean;
+  /**
+   * The host that executes the run still holds a live lease that lists it: the execution,
+   * and the processes of its steps, may still be running.
+   */
+  executionAlive: boolean;
   hasSession: boolean;
   queueAvailable: boolean;
 }
 
+/** What recovery records on a run it requeues or fails (`metadata.recovery`). */
 export type RecoveryDecision =
   | { action: "requeue"; state: "requeued"; reason: "automatic_requeue" }
   | { action: "fail"; state: "failed" | "quarantined"; reason: RecoveryReason };
 
 /**
- * What recovery does with one stale active run (SPEC §7). `fail` is fail-closed by
- * design (state `failed`); a requeue strategy that cannot requeue quarantines the
- * run, because an operator has to look at it.
+ * What recovery does with one stale run: a recovery decision; `cancel`, the run ends
+ * `cancelled` as asked (no requeue, nothing of the retry budget used); `wait`, nothing yet.
  */
-export function decideStaleRunRecovery(facts: StaleRunFacts, policy: RecoveryPolicy): RecoveryDecision {
+export type StaleRunAction = RecoveryDecision | { action: "cancel" } | { action: "wait" };
+
+/**
+ * What recovery does with one stale active run (SPEC §7 and §13). Nothing while the
+ * execution may still be alive: a run is never executed twice at once, side effects
+ * included. A requested cancel is honoured, never lost to a requeue. `fail` is
+ * fail-closed by design (state `failed`); a requeue strategy that cannot requeue
+ * quarantines the run, because an operator has to look at it.
+ */
+export function decideStaleRunRecovery(facts: StaleRunFacts, policy: RecoveryPolicy): StaleRunAction {
+  if (facts.executionAlive) return { action: "wait" };
+  if (facts.cancelRequested) return { action: "cancel" };
   if (policy.strategy === "fail") return { action: "fail", state: "failed", reason: "fail_closed" };
   if (facts.status === "waiting_tool" && policy.strategy === "requeue_running") {
     return { action: "fail", state: "quarantined", reason: "waiting_tool_manual_resume_required" };
@@ -119,7 +138,7 @@ export type ManualRequeueCheck =
   | { ok: true }
   | {
       ok: false;
-      code: "run_requeue_invalid_status" | "run_requeue_not_supported" | "run_requeue_unavailable";
+      code: Exclude<RequeueErrorCode, "run_requeue_failed">;
       message: string;
     };
 
@@ -129,19 +148,31 @@ export interface ManualRequeueFacts {
   recoveryState: RecoveryState | null;
   metadata: RunMetadata;
   hasSession: boolean;
+  /** Someone asked to cancel the run (`cancelRequestedAt`). */
+  cancelRequested: boolean;
 }
 
 /**
  * Whether an operator may requeue a run (SPEC §7): failed or timed-out runs that
  * recovery manages, since only for those is a second execution known to be what
- * the first one should have been.
+ * the first one should have been. A run someone asked to cancel (cancelled, or
+ * ended otherwise before the cancel reached it) starts again only when the
+ * operator says so explicitly (`includeCancelled`).
  */
-export function checkManualRequeue(run: ManualRequeueFacts): ManualRequeueCheck {
+export function checkManualRequeue(run: ManualRequeueFacts, includeCancelled = false): ManualRequeueCheck {
+  if (run.status === "cancelled" && includeCancelled) {
+    if (!run.hasSession)
+      return { ok: false, code: "run_requeue_unavailable", message: "the run has no session" };
+    return { ok: true };
+  }
   if (run.status !== "failed" && run.status !== "timed_out") {
     return {
       ok: false,
       code: "run_requeue_invalid_status",
-      message: `a ${run.status} run cannot be requeued; only failed or timed-out runs can`,
+      message:
+        run.status === "cancelled"
+          ? "a cancelled run is requeued only when asked explicitly (includeCancelled)"
+          : `a ${run.status} run cannot be requeued; only failed or timed-out runs can`,
     };
   }
   const managed =
@@ -153,6 +184,13 @@ export function checkManualRequeue(run: ManualRequeueFacts): ManualRequeueCheck 
       ok: false,
       code: "run_requeue_not_supported",
       message: "only runs that stale-run recovery failed, quarantined or requeued can be requeued by hand",
+    };
+  }
+  if (run.cancelRequested && !includeCancelled) {
+    return {
+      ok: false,
+      code: "run_requeue_cancel_requested",
+      message: "the run's cancel was requested; requeue it with includeCancelled to start it again anyway",
     };
   }
   if (!run.hasSession)

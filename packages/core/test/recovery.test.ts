@@ -7,9 +7,11 @@ import {
   type RecoveryStrategy,
   recordManualRequeue,
   recordRecovery,
+  type StaleRunAction,
 } from "../src";
 
-type Row = [RecoveryStrategy, ActiveStatus, number, { queue?: boolean; session?: boolean }, RecoveryDecision];
+type Env = { queue?: boolean; session?: boolean; cancel?: boolean; alive?: boolean };
+type Row = [RecoveryStrategy, ActiveStatus, number, Env, StaleRunAction];
 
 const requeue: RecoveryDecision = { action: "requeue", state: "requeued", reason: "automatic_requeue" };
 const failClosed: RecoveryDecision = { action: "fail", state: "failed", reason: "fail_closed" };
@@ -18,8 +20,10 @@ const quarantine = (reason: Extract<RecoveryDecision, { action: "fail" }>["reaso
   state: "quarantined",
   reason,
 });
+const cancel: StaleRunAction = { action: "cancel" };
+const wait: StaleRunAction = { action: "wait" };
 
-// strategy, status, recoveryAttempts so far, environment, decision (SPEC §7, max attempts 3)
+// strategy, status, recoveryAttempts so far, environment, decision (SPEC §7 and §13, max attempts 3)
 const TABLE: Row[] = [
   ["fail", "running", 0, {}, failClosed],
   ["fail", "waiting_tool", 0, {}, failClosed],
@@ -34,6 +38,18 @@ const TABLE: Row[] = [
   ["requeue_all", "waiting_tool", 0, {}, requeue],
   ["requeue_all", "waiting_tool", 3, {}, quarantine("max_attempts_exhausted")],
   ["requeue_all", "waiting_tool", 1, { queue: false }, quarantine("requeue_unavailable")],
+  // A requested cancel is honoured whatever the strategy, and uses nothing of the budget.
+  ["requeue_running", "running", 0, { cancel: true }, cancel],
+  ["requeue_running", "running", 3, { cancel: true }, cancel],
+  ["requeue_running", "waiting_tool", 0, { cancel: true }, cancel],
+  ["requeue_all", "waiting_tool", 0, { cancel: true }, cancel],
+  ["fail", "running", 0, { cancel: true }, cancel],
+  ["requeue_running", "running", 0, { cancel: true, queue: false }, cancel],
+  // Nothing while the host that executes the run still lists it in its live lease.
+  ["requeue_running", "running", 0, { alive: true }, wait],
+  ["requeue_all", "waiting_tool", 3, { alive: true }, wait],
+  ["fail", "running", 0, { alive: true }, wait],
+  ["requeue_running", "running", 0, { alive: true, cancel: true }, wait],
 ];
 
 describe("stale run recovery decisions", () => {
@@ -42,6 +58,8 @@ describe("stale run recovery decisions", () => {
       {
         status,
         recoveryAttempts: attempts,
+        cancelRequested: env.cancel ?? false,
+        executionAlive: env.alive ?? false,
         queueAvailable: env.queue ?? true,
         hasSession: env.session ?? true,
       },
@@ -109,7 +127,14 @@ describe("recovery metadata", () => {
 });
 
 describe("manual requeue", () => {
-  const base = { errorCode: null, recoveryState: null, metadata: {}, hasSession: true };
+  const base = {
+    errorCode: null,
+    recoveryState: null,
+    metadata: {},
+    hasSession: true,
+    cancelRequested: false,
+  };
+  const managed = { ...base, errorCode: "worker_recovery_failed" };
   it.each([
     ["queued", base, "run_requeue_invalid_status"],
     ["running", base, "run_requeue_invalid_status"],
@@ -129,6 +154,21 @@ describe("manual requeue", () => {
     ],
   ] as const)("%s %j → %s", (status, facts, code) => {
     const check = checkManualRequeue({ status, ...facts } as never);
+    expect(check.ok ? null : check.code).toBe(code);
+  });
+
+  // A run someone asked to cancel starts again only when the operator says so.
+  it.each([
+    ["cancelled", { ...base, cancelRequested: true }, false, "run_requeue_invalid_status"],
+    ["cancelled", { ...base, cancelRequested: true }, true, null],
+    ["cancelled", { ...base, cancelRequested: true, hasSession: false }, true, "run_requeue_unavailable"],
+    ["failed", { ...managed, cancelRequested: true }, false, "run_requeue_cancel_requested"],
+    ["failed", { ...managed, cancelRequested: true }, true, null],
+    ["failed", { ...base, cancelRequested: true }, true, "run_requeue_not_supported"],
+    ["completed", base, true, "run_requeue_invalid_status"],
+    ["running", { ...base, cancelRequested: true }, true, "run_requeue_invalid_status"],
+  ] as const)("%s %j, includeCancelled %s → %s", (status, facts, includeCancelled, code) => {
+    const check = checkManualRequeue({ status, ...facts } as never, includeCancelled);
     expect(check.ok ? null : check.code).toBe(code);
   });
 

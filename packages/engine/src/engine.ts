@@ -11,6 +11,7 @@ import type {
   StorageRunsPage,
   SubmitRunInput,
 } from "@oah/contract";
+import { runExecutesCommands } from "@oah/contract";
 import {
   type ApiErrorCode,
   type ClaimAheadPolicy,
@@ -22,6 +23,7 @@ import {
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./admin/storage-cursor";
+import type { HostLeases } from "./coordination/host-leases";
 import type { PoolBoard } from "./coordination/pool-board";
 import type { RecoveryLock } from "./coordination/recovery-lock";
 import type { RunSignalBus } from "./coordination/run-signal-bus";
@@ -29,6 +31,7 @@ import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import { HookRunner } from "./hooks/hook-runner";
 import { type EngineObservers, type HostContext, Settling } from "./host";
+import type { Liveness } from "./liveness";
 import type { Logger } from "./logger";
 import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
 import { type RecoveryOptions, recoverRun, recoverStaleRuns } from "./recovery/recover-stale-runs";
@@ -52,6 +55,13 @@ export interface EngineOptions {
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
+  /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */
+  acceptsCommandRuns: boolean;
+  /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
+  leases: HostLeases;
+  leaseTtlMs: number;
+  /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
+  liveness: Liveness | null;
   runTimeoutMs: number;
   heartbeatIntervalMs: number;
   drainTimeoutMs: number;
@@ -69,6 +79,12 @@ export interface EngineOptions {
 
 const REFILL_PAGE = 1_000;
 
+/** Who asks for a requeue, and whether runs whose cancel was requested start again too. */
+export interface RequeueRequest {
+  requestedBy?: string;
+  includeCancelled?: boolean;
+}
+
 /** The run engine of one process: submission and cancel for the API, and this host's workers. */
 export class RunEngine {
   private readonly host: HostContext;
@@ -77,6 +93,7 @@ export class RunEngine {
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private unsubscribeSignals: (() => void) | undefined;
+  private unsubscribeLiveness: (() => void) | undefined;
   private state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
 
   constructor(private readonly options: EngineOptions) {
@@ -88,16 +105,17 @@ export class RunEngine {
       active: new ActiveRuns(),
       logger: options.logger,
       observers: options.observers ?? {},
-      hooks:
-        options.hooks ??
-        new HookRunner({ hooks: [], timeoutMs: 1, maxOutputBytes: 0, killGraceMs: 0, env: () => ({}) }),
+      hooks: options.hooks ?? new HookRunner({ hooks: [], timeoutMs: 1, commands: null, env: () => ({}) }),
       workspaceRoot: options.workspaceRoot,
       finishRetryMs: options.recovery.staleAfterMs,
       claimAhead: options.claimAhead ?? DEFAULT_CLAIM_AHEAD,
       settling: new Settling(),
+      leases: options.leases,
+      leaseTtlMs: options.leaseTtlMs,
+      liveness: options.liveness,
     };
     this.pool = options.pool ? new ElasticPool(this.host, options.pool) : null;
-    this.heartbeat = new Heartbeat(this.host, options.heartbeatIntervalMs);
+    this.heartbeat = new Heartbeat(this.host, options.heartbeatIntervalMs, this.pool !== null);
   }
 
   get ready(): boolean {
@@ -113,8 +131,8 @@ export class RunEngine {
   }
 
   private recoveryOptions(lastSeenBefore: number): RecoveryOptions {
-    const { store, queue, logger, recovery, hostId } = this.options;
-    return { store, queue, logger, policy: recovery, by: hostId, lastSeenBefore };
+    const { store, queue, logger, recovery, hostId, leases } = this.options;
+    return { store, queue, logger, policy: recovery, by: hostId, lastSeenBefore, leases };
   }
 
   /**
@@ -129,8 +147,14 @@ export class RunEngine {
     if (!token) return;
     try {
       const summary = await recoverStaleRuns(this.recoveryOptions(lastSeenBefore));
-      if (summary.requeued + summary.failed + summary.quarantined > 0) {
+      if (summary.requeued + summary.failed + summary.quarantined + summary.cancelled > 0) {
         logger.warn({ ...summary, strategy: recovery.strategy }, "stale runs recovered");
+      }
+      if (summary.held > 0) {
+        logger.warn(
+          { runs: summary.held },
+          "stale runs left alone: the hosts executing them still renew their leases",
+        );
       }
       await this.reconcileQueue();
     } finally {
@@ -209,9 +233,26 @@ export class RunEngine {
       if (kind === "cancel") this.host.active.abort(runId, { kind: "cancel" });
       else this.host.active.notifyToolResult(runId);
     });
+    this.unsubscribeLiveness = this.options.liveness?.onLost(() => this.livenessLost());
+    // The lease is in place before this host executes anything.
+    await this.heartbeat.tick();
     await this.pool?.start();
     this.heartbeat.start();
     this.state = "running";
+  }
+
+  /**
+   * This host could not renew its lease in time: other hosts may soon recover its runs,
+   * and the watchdog has killed (or is killing) their steps. It stops them and writes
+   * nothing more; recovery takes them over once they are stale.
+   */
+  private livenessLost(): void {
+    const runs = this.host.active.list();
+    for (const run of runs) run.controller.abort({ kind: "fenced" });
+    this.options.logger.error(
+      { runs: runs.length, windowMs: this.options.liveness?.windowMs },
+      "this host could not renew its lease in time: its runs were stopped and are left to recovery",
+    );
   }
 
   /**
@@ -261,11 +302,19 @@ export class RunEngine {
     await this.pool?.stopped();
     await this.host.settling.done();
     await this.heartbeat.stop();
+    await this.options.leases.remove(this.options.hostId).catch(() => {});
     this.unsubscribeSignals?.();
+    this.unsubscribeLiveness?.();
     this.state = "stopped";
   }
 
   async submit(input: SubmitRunInput): Promise<{ run: Run; created: boolean }> {
+    if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
+      throw new OahError(
+        "shell_disabled",
+        "this deployment runs no commands (OAH_SHELL=off): shell and hook steps and the agent's shell tool are refused",
+      );
+    }
     const { run, created, queueEntry } = await this.options.store.createRun({
       id: newRunId(),
       sessionId: input.sessionId,
@@ -357,16 +406,20 @@ export class RunEngine {
   }
 
   /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */
-  async requeue(runId: string, requestedBy = "api"): Promise<RequeueAccepted> {
-    const [item] = await this.requeueMany([runId], requestedBy);
+  async requeue(runId: string, request: RequeueRequest = {}): Promise<RequeueAccepted> {
+    const [item] = await this.requeueMany([runId], request);
     if (item!.status === "error") throw new OahError(item!.errorCode as ApiErrorCode, item!.errorMessage);
     return item!;
   }
 
   /** An operator's requeue of many runs, answered item by item (a repeated id is answered once). */
-  async requeueMany(runIds: readonly string[], requestedBy = "api"): Promise<RequeueItem[]> {
+  async requeueMany(runIds: readonly string[], request: RequeueRequest = {}): Promise<RequeueItem[]> {
     const { store, queue, logger, recovery } = this.options;
-    const outcomes = await store.requeueRuns([...new Set(runIds)], requestedBy, recovery.maxAttempts);
+    const outcomes = await store.requeueRuns([...new Set(runIds)], {
+      by: request.requestedBy ?? "api",
+      maxAttempts: recovery.maxAttempts,
+      includeCancelled: request.includeCancelled ?? false,
+    });
     const accepted = outcomes.flatMap((o) => (o.ok ? [o.queueEntry] : []));
     try {
       await queue.enqueue(accepted);

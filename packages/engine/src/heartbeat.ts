@@ -1,8 +1,9 @@
 import type { HostContext } from "./host";
 
 /**
- * One tick per interval for the whole host: a single batched, fenced heartbeat
- * write for all active runs, the renewal of their session locks, and the
+ * One tick per interval for the whole host: the renewal of its lease (the runs it
+ * executes, by which other hosts know they are alive), a single batched, fenced
+ * heartbeat write for all active runs, the renewal of their session locks, and the
  * fallback check for cancels whose notification was missed.
  */
 export class Heartbeat {
@@ -12,6 +13,8 @@ export class Heartbeat {
   constructor(
     private readonly host: HostContext,
     private readonly intervalMs: number,
+    /** A host that executes runs (has a pool) keeps a lease; one that serves the API alone does not. */
+    private readonly keepsLease: boolean,
   ) {}
 
   start(): void {
@@ -31,7 +34,10 @@ export class Heartbeat {
 
   async tick(): Promise<void> {
     const { store, queue, active, logger } = this.host;
+    // A host that could not prove its liveness in time has lost its runs' steps: it stops them first.
+    this.host.liveness?.check();
     const runs = active.list();
+    if (this.keepsLease) await this.renewLease(runs.map((r) => r.claim.runId));
     if (runs.length === 0) return;
     try {
       const result = await store.heartbeat(runs.map((r) => r.claim));
@@ -47,6 +53,17 @@ export class Heartbeat {
       for (const r of runs) if (lost.has(r.sessionId)) active.abort(r.claim.runId, { kind: "fenced" });
     } catch (error) {
       logger.warn({ err: error, runs: runs.length }, "session lock renewal failed");
+    }
+  }
+
+  private async renewLease(runIds: string[]): Promise<void> {
+    const { leases, liveness, hostId, leaseTtlMs, logger } = this.host;
+    const sentAt = Date.now();
+    try {
+      await leases.renew(hostId, runIds, leaseTtlMs);
+      liveness?.renewed(sentAt);
+    } catch (error) {
+      logger.warn({ err: error, runs: runIds.length }, "host lease renewal failed");
     }
   }
 }

@@ -2,8 +2,10 @@ import type { Run } from "@oah/contract";
 import type { ClaimAheadPolicy, StepKind } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
+import type { HostLeases } from "./coordination/host-leases";
 import type { Executor } from "./executors/executor";
 import type { HookRunner } from "./hooks/hook-runner";
+import type { Liveness } from "./liveness";
 import type { Logger } from "./logger";
 import type { ActiveRuns } from "./worker/active-runs";
 
@@ -57,4 +59,9 @@ export interface HostContext {
   finishRetryMs: number;
   /** When a slot claims its next session while its run starts. */
   claimAhead: ClaimAheadPolicy;
+  /** Where this host renews its lease (the runs it executes) on every heartbeat, for `leaseTtlMs`. */
+  leases: HostLeases;
+  leaseTtlMs: number;
+  /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
+  liveness: Liveness | null;
 }

@@ -1,20 +1,33 @@
 export { type AbortReason, sleep } from "./abort";
 export { decodeCursor, encodeCursor, normalizeFilters } from "./admin/storage-cursor";
+export type {
+  CommandBounds,
+  CommandOutput,
+  CommandRequest,
+  CommandResult,
+  CommandRunner,
+} from "./commands/command-runner";
+export { HostCommands } from "./commands/host-commands";
+export { type SandboxPlan, sandboxArgv } from "./commands/sandbox-argv";
+export { SandboxedCommands, type SandboxSettings, SandboxUnavailable } from "./commands/sandboxed-commands";
+export { prepareWorkspaceRoot } from "./commands/workspace";
+export { type HostLeases, LocalHostLeases } from "./coordination/host-leases";
 export type { PoolBoard } from "./coordination/pool-board";
 export { localRecoveryLock, type RecoveryLock } from "./coordination/recovery-lock";
 export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./coordination/run-signal-bus";
 export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
-export { type EngineOptions, RunEngine } from "./engine";
+export { type EngineOptions, type RequeueRequest, RunEngine } from "./engine";
 export { AgentExecutor, type AgentExecutorOptions, type AgentOutput } from "./executors/agent/agent-executor";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export { RunFailure } from "./executors/executor";
 export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";
 export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/script-executor";
-export { runShell, type ShellOptions, type ShellResult } from "./executors/shell";
 export { type HookDefinition, HookRunner } from "./hooks/hook-runner";
 export type { EngineObservers } from "./host";
+export { Liveness } from "./liveness";
 export { type Logger, silentLogger } from "./logger";
 export { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
+export { RedisHostLeases } from "./redis/redis-host-leases";
 export { RedisPoolBoard } from "./redis/redis-pool-board";
 export { RedisRecoveryLock } from "./redis/redis-recovery-lock";
 export { RedisRunSignalBus } from "./redis/redis-run-signal-bus";

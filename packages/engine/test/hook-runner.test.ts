@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HookRunner, type RunJournal } from "../src";
+import { HookRunner, type RunJournal, type SandboxedCommands } from "../src";
+import { createTestRoot, openSandbox, type TestRoot } from "./support";
 
 interface Recorded {
   steps: { kind: string; name: string; status?: string; errorCode?: string; output?: unknown }[];
@@ -29,12 +27,17 @@ function recordingJournal(): { journal: RunJournal; recorded: Recorded } {
 }
 
 const run = { id: "run_1", sessionId: "s", workspaceId: "w", executor: "script" } as Run;
-const dir = mkdtempSync(join(tmpdir(), "oah-hooks-"));
+let t: TestRoot;
+let dir: string;
+let sandbox: SandboxedCommands;
 let server: Server;
 let base: string;
 const received: unknown[] = [];
 
 beforeAll(async () => {
+  t = await createTestRoot();
+  dir = t.workspace("w");
+  sandbox = await openSandbox(t);
   server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => {
@@ -54,15 +57,14 @@ beforeAll(async () => {
 afterAll(() => {
   server.closeAllConnections();
   server.close();
-  rmSync(dir, { recursive: true, force: true });
+  t.remove();
 });
 
 function runner(hooks: ConstructorParameters<typeof HookRunner>[0]["hooks"]) {
   return new HookRunner({
     hooks,
     timeoutMs: 300,
-    maxOutputBytes: 1024,
-    killGraceMs: 200,
+    commands: sandbox,
     env: () => ({ PATH: process.env.PATH }),
   });
 }

@@ -3,13 +3,19 @@ import { hostname } from "node:os";
 import type { OahConfig } from "@oah/config";
 import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
+  type CommandRunner,
   type EngineObservers,
+  type HostLeases,
+  Liveness,
+  LocalHostLeases,
   LocalRunSignalBus,
   type Logger,
   localRecoveryLock,
   type PoolBoard,
   type PoolOptions,
+  prepareWorkspaceRoot,
   type RecoveryLock,
+  RedisHostLeases,
   RedisPoolBoard,
   RedisRecoveryLock,
   RedisRunSignalBus,
@@ -21,7 +27,7 @@ import {
 import { MemorySessionQueue, RedisSessionQueue, type SessionQueue } from "@oah/queue";
 import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
 import type { Redis } from "ioredis";
-import { createExecutors, createHookRunner } from "./executors";
+import { CommandsUnavailable, createExecutors, createHookRunner, openCommandRunner } from "./executors";
 import { combineObservers, openLocalJournal } from "./local-journal";
 import { connectRedis } from "./redis-connection";
 
@@ -118,6 +124,25 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 
   const hostId = newHostId(role);
+  // With other hosts that may take over this one's runs, it may execute only while its lease is fresh.
+  const liveness =
+    redis && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
+  let commands: CommandRunner | null = null;
+  let workspaceRoot = config.workspaceRoot;
+  if (role !== "api-only") {
+    try {
+      workspaceRoot = await prepareWorkspaceRoot(config.workspaceRoot).catch((error: Error) => {
+        throw new CommandsUnavailable(
+          `cannot make the workspace root ${config.workspaceRoot}: ${error.message}`,
+        );
+      });
+      commands = await openCommandRunner(config, workspaceRoot, liveness, logger);
+    } catch (error) {
+      redis?.disconnect();
+      await store.close();
+      throw error instanceof CommandsUnavailable ? new RuntimeError(error.message) : error;
+    }
+  }
   // With PostgreSQL central, a worker host keeps its own diagnostics in the local history.db.
   const journal =
     config.databaseUrl && role !== "api-only"
@@ -128,7 +153,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   let recoveryLock: RecoveryLock = localRecoveryLock;
   let board: PoolBoard | null = null;
   let registry: WorkerRegistry | null = null;
+  let leases: HostLeases = new LocalHostLeases();
   if (redis) {
+    leases = new RedisHostLeases(redis, config.redisPrefix);
     queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
     signals = new RedisRunSignalBus(redis, config.redisPrefix);
     recoveryLock = new RedisRecoveryLock(redis, config.redisPrefix);
@@ -145,12 +172,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     signals,
     recoveryLock,
     board,
-    executors: createExecutors(config),
-    hooks: createHookRunner(config),
+    executors: createExecutors(config, config.shell === "off" ? null : commands),
+    hooks: createHookRunner(config, commands),
     logger,
     observers: combineObservers(options.observers ?? {}, journal),
     pool: poolOptions(config, role, registry, board),
-    workspaceRoot: config.workspaceRoot,
+    workspaceRoot,
+    acceptsCommandRuns: config.shell !== "off",
+    leases,
+    leaseTtlMs: config.sessionLockTtlMs,
+    liveness,
     runTimeoutMs: config.runTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.
@@ -170,6 +201,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     hostId,
     queueKind: redis ? "redis" : "in-process",
     close: async () => {
+      commands?.close?.();
       await queue.close();
       await signals.close();
       redis?.disconnect();

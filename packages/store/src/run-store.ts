@@ -1,11 +1,12 @@
 import type { ExecutorName, Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
 import type {
+  ActiveStatus,
   QueueEntry,
   RecoveryContext,
-  RecoveryDecision,
   RunEventType,
   RunPriority,
   RunStatus,
+  StaleRunAction,
   StepKind,
   TerminalStatus,
 } from "@oah/core";
@@ -59,6 +60,12 @@ export type ToolResultDelivery =
 
 export type ToolResultTake = { kind: "taken"; output: unknown } | { kind: "pending" } | { kind: "fenced" };
 
+export interface ManualRequeueRequest {
+  by: string;
+  maxAttempts: number;
+  includeCancelled: boolean;
+}
+
 export type ManualRequeueOutcome =
   | { runId: string; ok: true; previousStatus: RunStatus; queueEntry: QueueEntry }
   | { runId: string; ok: false; code: string; message: string };
@@ -101,21 +108,36 @@ export interface StepEnd {
 export interface StaleRunQuery {
   /** Active runs whose last sign of life is older than this (epoch ms). */
   lastSeenBefore: number;
+  /** Keyset: runs after this one, in (session, run id) order. */
+  after?: { sessionId: string; id: string };
   limit: number;
 }
 
 export interface RecoveredRun {
   run: Run;
+  /** What was done: the run requeued, failed (or quarantined), or cancelled. */
+  action: Exclude<StaleRunAction, { action: "wait" }>;
   /** Present when the run was requeued: where it goes back into its session's queue. */
   queueEntry: QueueEntry | null;
   /** The claim token of the execution that went stale: its session lock may still be held by it. */
   previousClaimToken: string | null;
 }
 
+/** The run as the recovery transaction finds it under its row lock. */
+export interface LockedStaleRun {
+  status: ActiveStatus;
+  recoveryAttempts: number;
+  cancelRequested: boolean;
+}
+
 export interface RecoveryRequest {
   runId: string;
-  decision: RecoveryDecision;
-  context: RecoveryContext;
+  /**
+   * Decided under the row lock, from the run as it is then: a cancel requested since the run
+   * was found stale is honoured. `wait` leaves the run as it is.
+   */
+  decide(run: LockedStaleRun): StaleRunAction;
+  context: Omit<RecoveryContext, "from" | "at">;
   /** Re-checked under the row lock, so that a run that came back to life is left alone. */
   lastSeenBefore: number;
 }
@@ -166,8 +188,11 @@ export interface RunStore {
   /** waiting_tool → running with the delivered result, once there is one. */
   takeToolResult(claim: Claim): Promise<ToolResultTake>;
 
-  /** An operator's requeue of each run (SPEC §7): to the tail of its session, with a fresh budget. */
-  requeueRuns(runIds: readonly string[], by: string, maxAttempts: number): Promise<ManualRequeueOutcome[]>;
+  /**
+   * An operator's requeue of each run (SPEC §7): to the tail of its session, with a fresh budget.
+   * Runs whose cancel was requested only with `includeCancelled`.
+   */
+  requeueRuns(runIds: readonly string[], request: ManualRequeueRequest): Promise<ManualRequeueOutcome[]>;
 
   listRuns(query: StorageRunQuery): Promise<Run[]>;
   overview(): Promise<StorageOverview>;

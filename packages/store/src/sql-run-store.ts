@@ -1,5 +1,6 @@
 import type { Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
 import {
+  type ActiveStatus,
   checkManualRequeue,
   type QueueEntry,
   RECOVERY_STATES,
@@ -28,6 +29,7 @@ import type {
   Claim,
   HeartbeatResult,
   ManualRequeueOutcome,
+  ManualRequeueRequest,
   NewRun,
   RecoveredRun,
   RecoveryRequest,
@@ -426,15 +428,15 @@ export class SqlRunStore implements RunStore {
 
   async requeueRuns(
     runIds: readonly string[],
-    by: string,
-    maxAttempts: number,
+    request: ManualRequeueRequest,
   ): Promise<ManualRequeueOutcome[]> {
     const outcomes: ManualRequeueOutcome[] = [];
-    for (const runId of runIds) outcomes.push(await this.requeueRun(runId, by, maxAttempts));
+    for (const runId of runIds) outcomes.push(await this.requeueRun(runId, request));
     return outcomes;
   }
 
-  private requeueRun(runId: string, by: string, maxAttempts: number): Promise<ManualRequeueOutcome> {
+  private requeueRun(runId: string, request: ManualRequeueRequest): Promise<ManualRequeueOutcome> {
+    const { by, maxAttempts } = request;
     const now = this.now();
     return this.db.transaction(async (tx) => {
       const [row] = await tx.all<RunRow>(
@@ -444,13 +446,17 @@ export class SqlRunStore implements RunStore {
         return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
       const metadata = (tx.decodeJson(row.metadata) ?? {}) as RunMetadata;
       const status = row.status as RunStatus;
-      const check = checkManualRequeue({
-        status,
-        errorCode: row.error_code,
-        recoveryState: row.recovery_state as RecoveryState | null,
-        metadata,
-        hasSession: row.session_id !== "",
-      });
+      const check = checkManualRequeue(
+        {
+          status,
+          errorCode: row.error_code,
+          recoveryState: row.recovery_state as RecoveryState | null,
+          metadata,
+          hasSession: row.session_id !== "",
+          cancelRequested: row.cancel_requested_at !== null,
+        },
+        request.includeCancelled,
+      );
       if (!check.ok) return { runId, ok: false, code: check.code, message: check.message } as const;
       const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
       // The tail of its session: a fresh position from the session's counter.
@@ -565,31 +571,52 @@ export class SqlRunStore implements RunStore {
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     const rows = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs
       WHERE status IN (${ACTIVE}) AND COALESCE(heartbeat_at, started_at, created_at) < ${query.lastSeenBefore}
-      ORDER BY session_id, queue_seq LIMIT ${query.limit}`);
+        ${query.after ? sql`AND (session_id, id) > (${query.after.sessionId}, ${query.after.id})` : sql``}
+      ORDER BY session_id, id LIMIT ${query.limit}`);
     return rows.map((r) => this.run(r));
   }
 
   async recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {
     const now = this.now();
-    const { decision, context } = request;
+    const { context } = request;
     return this.db.transaction(async (tx) => {
       const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
         WHERE id = ${request.runId} AND status IN (${ACTIVE})
           AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
         ${tx.forUpdate}`);
       if (!row) return null;
-      const metadata = recordRecovery((tx.decodeJson(row.metadata) ?? {}) as RunMetadata, decision, {
-        ...context,
-        // One clock for the columns and the metadata: the overview's times match deadLetter.at.
-        at: new Date(now),
-        from: row.status as "running" | "waiting_tool",
+      const from = row.status as ActiveStatus;
+      const stored = (tx.decodeJson(row.metadata) ?? {}) as RunMetadata;
+      const decision = request.decide({
+        status: from,
+        recoveryAttempts: stored.recoveryAttempts ?? 0,
+        cancelRequested: row.cancel_requested_at !== null,
       });
-      const recovery = metadata.recovery!;
+      if (decision.action === "wait") return null;
       // Steps the stale execution left open end with it.
       await tx.run(sql`UPDATE run_steps SET status = 'failed', ended_at = ${now}, error_code = 'worker_recovery_failed',
           error_message = 'the worker executing this step stopped responding'
         WHERE run_id = ${request.runId} AND status = 'running'`);
       // Clearing the claim token fences out the execution that went stale, should it wake up.
+      if (decision.action === "cancel") {
+        const [cancelled] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', ended_at = ${now},
+            claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
+          WHERE id = ${request.runId} RETURNING ${runColumns}`);
+        await this.insertEvent(tx, request.runId, "run.cancelled", now, {
+          reason: "cancel_requested",
+          recoveredBy: context.by,
+          from,
+        });
+        return {
+          run: this.run(cancelled!),
+          action: decision,
+          queueEntry: null,
+          previousClaimToken: row.claim_token,
+        };
+      }
+      // One clock for the columns and the metadata: the overview's times match deadLetter.at.
+      const metadata = recordRecovery(stored, decision, { ...context, at: new Date(now), from });
+      const recovery = metadata.recovery!;
       if (decision.action === "requeue") {
         const [requeued] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', started_at = NULL,
             heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
@@ -604,6 +631,7 @@ export class SqlRunStore implements RunStore {
           VALUES (${request.runId}, 'system', 'run.requeued', 'completed', ${now}, ${now}, ${tx.json(data)})`);
         return {
           run: this.run(requeued!),
+          action: decision,
           queueEntry: entryOf(requeued!),
           previousClaimToken: row.claim_token,
         };
@@ -621,7 +649,12 @@ export class SqlRunStore implements RunStore {
         reason: recovery.reason,
         recoveryState: recovery.state,
       });
-      return { run: this.run(failed!), queueEntry: null, previousClaimToken: row.claim_token };
+      return {
+        run: this.run(failed!),
+        action: decision,
+        queueEntry: null,
+        previousClaimToken: row.claim_token,
+      };
     });
   }
 

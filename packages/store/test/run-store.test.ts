@@ -13,12 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore = at + 1) {
   return store.recoverRun({
     runId,
-    decision: { action: "fail", state: "quarantined", reason: "max_attempts_exhausted" },
+    decide: () => ({ action: "fail", state: "quarantined", reason: "max_attempts_exhausted" }),
     context: {
       policy: { strategy: "requeue_running", maxAttempts: 3 },
       by: "h",
-      at: new Date(at),
-      from: "running",
     },
     lastSeenBefore,
   });
@@ -199,12 +197,11 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const context = {
       policy: { strategy: "requeue_running" as const, maxAttempts: 3 },
       by: "host-1",
-      at: new Date(clock),
     };
     const requeued = await store.recoverRun({
       runId: stale.id,
-      decision: { action: "requeue", state: "requeued", reason: "automatic_requeue" },
-      context: { ...context, from: "running" },
+      decide: () => ({ action: "requeue", state: "requeued", reason: "automatic_requeue" }),
+      context,
       lastSeenBefore,
     });
     expect(requeued?.queueEntry).toMatchObject({ runId: stale.id, sessionId: "s-rec", queueSeq: 1 });
@@ -235,12 +232,10 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     clock += 10;
     const failed = await store.recoverRun({
       runId: stale.id,
-      decision: { action: "fail", state: "failed", reason: "fail_closed" },
+      decide: () => ({ action: "fail", state: "failed", reason: "fail_closed" }),
       context: {
         policy: { strategy: "fail", maxAttempts: 3 },
         by: "host-1",
-        at: new Date(clock),
-        from: "running",
       },
       lastSeenBefore: clock + 1,
     });
@@ -257,12 +252,10 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(
       await store.recoverRun({
         runId: stale.id,
-        decision: { action: "fail", state: "failed", reason: "fail_closed" },
+        decide: () => ({ action: "fail", state: "failed", reason: "fail_closed" }),
         context: {
           policy: { strategy: "fail", maxAttempts: 3 },
           by: "h",
-          at: new Date(clock),
-          from: "running",
         },
         lastSeenBefore: clock + 1,
       }),
@@ -325,7 +318,11 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     clock += 100;
     await quarantine(store, stale.id, clock);
     const later = (await store.createRun(newRun("s-manual"))).run;
-    const outcomes = await store.requeueRuns([stale.id, plain.id, done.id, "run_missing"], "alice", 3);
+    const outcomes = await store.requeueRuns([stale.id, plain.id, done.id, "run_missing"], {
+      by: "alice",
+      maxAttempts: 3,
+      includeCancelled: false,
+    });
     expect(outcomes.map((o) => (o.ok ? "ok" : o.code))).toEqual([
       "ok",
       "run_requeue_not_supported",
@@ -352,6 +349,78 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     // The tail of its session: behind the run submitted after it.
     const queued = (await store.listQueuedRuns({ limit: 1000 })).filter((e) => e.sessionId === "s-manual");
     expect(queued.map((e) => e.runId)).toEqual([later.id, stale.id]);
+  });
+
+  it("recovery honours a cancel requested before or while the run went stale: cancelled, never requeued", async () => {
+    const run = (await store.createRun(newRun("s-rec-cancel"))).run;
+    await store.startRun({ runId: run.id, token: "dead" }, "host-x/w1");
+    expect(await store.requestCancel(run.id)).toMatchObject({ kind: "requested" });
+    clock += 100;
+    const seen: unknown[] = [];
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decide: (locked) => {
+        seen.push(locked);
+        return locked.cancelRequested
+          ? { action: "cancel" }
+          : { action: "requeue", state: "requeued", reason: "automatic_requeue" };
+      },
+      context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "host-y" },
+      lastSeenBefore: clock,
+    });
+    expect(seen).toEqual([{ status: "running", recoveryAttempts: 0, cancelRequested: true }]);
+    expect(recovered).toMatchObject({
+      action: { action: "cancel" },
+      queueEntry: null,
+      previousClaimToken: "dead",
+    });
+    expect(recovered?.run).toMatchObject({ status: "cancelled", errorCode: null, recoveryState: null });
+    expect(recovered?.run.cancelRequestedAt).not.toBeNull();
+    expect(recovered?.run.metadata).not.toHaveProperty("recoveryAttempts");
+    const events = await store.listRunEvents(run.id, { limit: 100 });
+    expect(events.at(-1)).toMatchObject({
+      type: "run.cancelled",
+      data: { reason: "cancel_requested", recoveredBy: "host-y" },
+    });
+    expect(await store.finishRun({ runId: run.id, token: "dead" }, { status: "completed" })).toBeNull();
+    // A cancelled run starts again only when the operator says so explicitly.
+    const request = { by: "ops", maxAttempts: 3, includeCancelled: false };
+    const [refused] = await store.requeueRuns([run.id], request);
+    expect(refused).toMatchObject({ ok: false, code: "run_requeue_invalid_status" });
+    expect((await store.getRun(run.id))?.status).toBe("cancelled");
+    const [accepted] = await store.requeueRuns([run.id], { ...request, includeCancelled: true });
+    expect(accepted).toMatchObject({ ok: true, previousStatus: "cancelled" });
+    expect(await store.getRun(run.id)).toMatchObject({ status: "queued", cancelRequestedAt: null });
+  });
+
+  it("a wait decision leaves the stale run as it is", async () => {
+    const run = (await store.createRun(newRun("s-rec-wait"))).run;
+    await store.startRun({ runId: run.id, token: "alive" }, "host-z/w1");
+    clock += 100;
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decide: () => ({ action: "wait" }),
+      context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+      lastSeenBefore: clock,
+    });
+    expect(recovered).toBeNull();
+    expect(await store.getRun(run.id)).toMatchObject({ status: "running", attempt: 1 });
+    expect(await store.heartbeat([{ runId: run.id, token: "alive" }])).toMatchObject({ fenced: [] });
+  });
+
+  it("a failed run whose cancel was requested is requeued only with includeCancelled", async () => {
+    const run = (await store.createRun(newRun("s-manual-cancel"))).run;
+    await store.startRun({ runId: run.id, token: "t" }, "w");
+    await store.requestCancel(run.id);
+    clock += 100;
+    await quarantine(store, run.id, clock);
+    const request = { by: "ops", maxAttempts: 3, includeCancelled: false };
+    expect(await store.requeueRuns([run.id], request)).toMatchObject([
+      { ok: false, code: "run_requeue_cancel_requested" },
+    ]);
+    expect(await store.requeueRuns([run.id], { ...request, includeCancelled: true })).toMatchObject([
+      { ok: true, previousStatus: "failed" },
+    ]);
   });
 
   it("lists runs by filters, newest first, page by page; counts the overview", async () => {
@@ -441,7 +510,7 @@ describe.each(STORE_KINDS)("status counts on %s", (kind) => {
       workerRecoveryFailures: 1,
       topQuarantineReasons: [{ reason: "max_attempts_exhausted", count: 1 }],
     });
-    await store.requeueRuns([runs[3]!.id], "ops", 3);
+    await store.requeueRuns([runs[3]!.id], { by: "ops", maxAttempts: 3, includeCancelled: false });
     overview = await store.overview();
     expect(overview.statusCounts).toMatchObject({ running: 0, failed: 1, queued: 2 });
     expect(overview.recovery).toMatchObject({

@@ -1,3 +1,4 @@
+export * from "./crashes";
 export * from "./deployment";
 export * from "./fake-model";
 export * from "./http";

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,7 +22,12 @@ export interface TempDir {
   remove(): void;
 }
 
+/**
+ * A directory of the test's own. Others may pass through it (not list it): a data
+ * directory there holds workspaces that the sandbox user must reach, as it must on a host.
+ */
 export function createTempDir(prefix = "oah-test-"): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(path, 0o711);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

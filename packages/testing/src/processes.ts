@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { REPO_ROOT } from "./paths";
 
 export interface OahProcess {
@@ -103,4 +103,37 @@ export function processesIn(dir: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * A duration for `sleep` that no other process on the machine sleeps
+ * (`sleep 900.4711093`): a marker by which a test finds the processes a command
+ * started, inside a sandbox too, where their pids are not the host's.
+ */
+export const uniqueSleep = (): string => `900.${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
+
+/** Live processes (not zombies) running `sleep <duration>`. */
+export function sleepers(duration: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (basename(argv[0] ?? "") === "sleep" && argv[1] === duration && processAlive(Number(name)))
+        found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Waits until no live process runs `sleep <duration>`; false if some still do after `timeoutMs`. */
+export async function sleepersGone(duration: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (sleepers(duration).length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

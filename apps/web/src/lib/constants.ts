@@ -22,6 +22,8 @@ export const RUN_ERROR_CODES = [
   "hook_execution_failed",
   "executor_failed",
   "invalid_run_transition",
+  "shell_disabled",
+  "workspace_invalid",
 ] as const satisfies readonly RunErrorCode[];
 
 export const RECOVERY_STATES = [

@@ -8,10 +8,10 @@ export const adminRouter = router({
 
   requeue: procedure
     .input(requeueRunInput)
-    .mutation(({ ctx, input }) => ctx.engine.requeue(input.runId, input.requestedBy)),
+    .mutation(({ ctx, input }) => ctx.engine.requeue(input.runId, input)),
 
   requeueMany: procedure.input(requeueManyInput).mutation(async ({ ctx, input }) => ({
-    items: await ctx.engine.requeueMany(input.runIds, input.requestedBy),
+    items: await ctx.engine.requeueMany(input.runIds, input),
   })),
 
   pool: procedure.query(({ ctx }) => ctx.engine.poolOverview()),

@@ -1,7 +1,7 @@
 import type { Run } from "@oah/contract";
 import type { HookEvent } from "@oah/core";
+import type { CommandRunner } from "../commands/command-runner";
 import type { RunJournal } from "../executors/executor";
-import { runShell } from "../executors/shell";
 
 /** A configured hook (OAH_HOOKS): a command run in the run's workspace, or an HTTP endpoint POSTed JSON. */
 export interface HookDefinition {
@@ -16,8 +16,8 @@ export interface HookRunnerOptions {
   hooks: readonly HookDefinition[];
   /** OAH_HOOK_TIMEOUT_MS, for hooks that set none. */
   timeoutMs: number;
-  maxOutputBytes: number;
-  killGraceMs: number;
+  /** Where hook commands run (the sandbox of every command); null on a host that runs none. */
+  commands: CommandRunner | null;
   /** The environment of hook commands: a clean one, as for shell steps. */
   env: (run: Run, workspaceDir: string) => NodeJS.ProcessEnv;
 }
@@ -60,18 +60,25 @@ export class HookRunner {
   ): Promise<void> {
     const limit = timeoutMs ?? this.options.timeoutMs;
     await this.record(name, event, target, async () => {
-      const result = await runShell(command, {
-        cwd: target.workspaceDir,
-        env: {
-          ...this.options.env(target.run, target.workspaceDir),
-          OAH_HOOK_EVENT: event,
-          OAH_HOOK_DETAIL: JSON.stringify(detail),
-        },
-        timeoutMs: limit,
-        signal: target.signal,
-        maxOutputBytes: this.options.maxOutputBytes,
-        killGraceMs: this.options.killGraceMs,
-      });
+      const { commands } = this.options;
+      if (!commands) return { output: { command }, error: "this host runs no commands" };
+      let result: Awaited<ReturnType<CommandRunner["run"]>>;
+      try {
+        result = await commands.run({
+          command,
+          workspaceDir: target.workspaceDir,
+          env: {
+            ...this.options.env(target.run, target.workspaceDir),
+            OAH_HOOK_EVENT: event,
+            OAH_HOOK_DETAIL: JSON.stringify(detail),
+          },
+          timeoutMs: limit,
+          signal: target.signal,
+        });
+      } catch (error) {
+        // A workspace that cannot be used: the hook did not run (and never fails the run).
+        return { output: { command }, error: (error as Error).message };
+      }
       const output = { command, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
       if (result.timedOut) return { output, error: `the hook did not finish within ${limit} ms` };
       if (result.exitCode !== 0)

@@ -17,6 +17,7 @@ import {
   sameDecision,
   shutdownRebalance,
   suggestPoolSize,
+  workerIdOf,
 } from "@oah/core";
 import type { QueuePressure } from "@oah/queue";
 import type { PoolBoard } from "../coordination/pool-board";
@@ -245,7 +246,7 @@ export class ElasticPool {
   private resize(desired: number): void {
     const active = this.active();
     for (let i = active.length; i < desired; i++) {
-      const worker = new Worker(`${this.host.hostId}/w${++this.next}`, this.host, (ms) =>
+      const worker = new Worker(workerIdOf(this.host.hostId, ++this.next), this.host, (ms) =>
         this.queueWaits.record(ms),
       );
       this.workers.push(worker);

@@ -1,12 +1,8 @@
 import type { Run } from "@oah/contract";
-import {
-  type ActiveStatus,
-  decideStaleRunRecovery,
-  type RecoveryDecision,
-  type RecoveryPolicy,
-} from "@oah/core";
+import { decideStaleRunRecovery, hostOfWorker, type RecoveryPolicy, type StaleRunAction } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
+import type { HostLeases } from "../coordination/host-leases";
 import type { Logger } from "../logger";
 
 export interface RecoveryOptions {
@@ -17,6 +13,8 @@ export interface RecoveryOptions {
   by: string;
   /** Active runs not seen since this time (epoch ms) are stale. */
   lastSeenBefore: number;
+  /** The hosts' leases: a stale run that its host's live lease lists is left alone. */
+  leases: HostLeases;
   logger: Logger;
 }
 
@@ -24,30 +22,30 @@ export interface RecoverySummary {
   requeued: number;
   failed: number;
   quarantined: number;
+  /** Stale runs whose cancel had been requested, ended `cancelled`. */
+  cancelled: number;
+  /** Stale runs left alone because their host's lease still lists them. */
+  held: number;
 }
 
 /**
- * Applies the recovery policy to one stale run (SPEC §7): a requeued run goes
- * back into its session's queue at its old place; after a run is failed, its
- * session is made ready again so that its later runs go on. Returns what was
- * done, or null when the run was no longer stale.
+ * Applies the recovery policy to one stale run (SPEC §7), decided under its row lock
+ * with the facts of that moment: a requeued run goes back into its session's queue
+ * at its old place; after a run is failed or cancelled, its session is made ready
+ * again so that its later runs go on. `executionAlive`: its host's lease lists it.
+ * Returns what was done, or null when the run was no longer stale (or was left alone).
  */
-export async function recoverRun(run: Run, options: RecoveryOptions): Promise<RecoveryDecision | null> {
+export async function recoverRun(
+  run: Run,
+  options: RecoveryOptions,
+  executionAlive = false,
+): Promise<Exclude<StaleRunAction, { action: "wait" }> | null> {
   const { store, queue, policy } = options;
-  const from = run.status as ActiveStatus;
-  const decision = decideStaleRunRecovery(
-    {
-      status: from,
-      recoveryAttempts: run.metadata.recoveryAttempts ?? 0,
-      hasSession: true,
-      queueAvailable: true,
-    },
-    policy,
-  );
   const recovered = await store.recoverRun({
     runId: run.id,
-    decision,
-    context: { policy, by: options.by, at: new Date(), from },
+    decide: (locked) =>
+      decideStaleRunRecovery({ ...locked, executionAlive, hasSession: true, queueAvailable: true }, policy),
+    context: { policy, by: options.by },
     lastSeenBefore: options.lastSeenBefore,
   });
   if (!recovered) return null;
@@ -55,26 +53,48 @@ export async function recoverRun(run: Run, options: RecoveryOptions): Promise<Re
   // Frees the session lock if the stale execution still holds it (token-checked, so a live
   // owner is never robbed), and makes the session ready for its next run.
   await queue.release(run.sessionId, recovered.previousClaimToken ?? "");
+  const { action } = recovered;
   options.logger.warn(
-    { runId: run.id, sessionId: run.sessionId, from, action: decision.action, reason: decision.reason },
+    {
+      runId: run.id,
+      sessionId: run.sessionId,
+      from: run.status,
+      action: action.action,
+      reason: "reason" in action ? action.reason : "cancel_requested",
+    },
     "recovered a stale run",
   );
-  return decision;
+  return action;
 }
 
-/** Recovers every stale active run of the store, batch by batch. */
+/**
+ * Recovers every stale active run of the store, batch by batch, except those that
+ * the live lease of the host executing them still lists: their execution, side
+ * effects included, may still be going on.
+ */
 export async function recoverStaleRuns(options: RecoveryOptions, batchSize = 100): Promise<RecoverySummary> {
-  const summary: RecoverySummary = { requeued: 0, failed: 0, quarantined: 0 };
-  const seen = new Set<string>();
+  const summary: RecoverySummary = { requeued: 0, failed: 0, quarantined: 0, cancelled: 0, held: 0 };
+  let after: { sessionId: string; id: string } | undefined;
   for (;;) {
-    const stale = (
-      await options.store.findStaleRuns({ lastSeenBefore: options.lastSeenBefore, limit: batchSize })
-    ).filter((r) => !seen.has(r.id));
+    const stale = await options.store.findStaleRuns({
+      lastSeenBefore: options.lastSeenBefore,
+      after,
+      limit: batchSize,
+    });
     if (stale.length === 0) return summary;
+    const last = stale[stale.length - 1]!;
+    after = { sessionId: last.sessionId, id: last.id };
+    const hostOf = (run: Run) => (run.workerId ? hostOfWorker(run.workerId) : null);
+    const hosts = [...new Set(stale.map(hostOf).filter((h): h is string => h !== null))];
+    const leased = await options.leases.runsOf(hosts);
     for (const run of stale) {
-      seen.add(run.id);
-      const decision = await recoverRun(run, options);
-      if (decision) summary[decision.action === "requeue" ? "requeued" : decision.state]++;
+      const host = hostOf(run);
+      const alive = host !== null && (leased.get(host)?.has(run.id) ?? false);
+      const action = await recoverRun(run, options, alive);
+      if (alive) summary.held++;
+      if (!action) continue;
+      if (action.action === "cancel") summary.cancelled++;
+      else summary[action.action === "requeue" ? "requeued" : action.state]++;
     }
   }
 }

@@ -29,6 +29,8 @@ export function redisKeys(prefix: string) {
     poolHost: (hostId: string) => `${base}pool:${hostId}`,
     poolHistory: (hostId: string) => `${base}pool-history:${hostId}`,
     poolHosts: `${base}pool-hosts`,
+    /** A worker host's lease: the runs it executes, lapsing a lock TTL after its last renewal. */
+    hostLease: (hostId: string) => `${base}host:${hostId}`,
     /** Held by the one host scanning for stale runs. */
     recoveryLock: `${base}recovery-lock`,
   };

@@ -1,4 +1,5 @@
 import type { AgentInput } from "@oah/contract";
+import { shellDisabled } from "../../commands/command-runner";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { RunFailure } from "../executor";
 import { callModel } from "../model/model-call";
@@ -70,6 +71,7 @@ export class AgentExecutor implements Executor {
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const input = context.run.input as AgentInput;
+    if (input.tools.shell && !this.options.commands) throw shellDisabled();
     const previous = (await context.previousOutput()) as Partial<AgentOutput> | null;
     const messages: ChatMessage[] = Array.isArray(previous?.messages) ? [...previous.messages] : [];
     if (input.system && messages.length === 0) messages.push({ role: "system", content: input.system });

@@ -1,5 +1,6 @@
 import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep } from "../../abort";
+import { shellDisabled } from "../../commands/command-runner";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { RunFailure } from "../executor";
 import { callModel } from "../model/model-call";
@@ -62,6 +63,7 @@ export class ScriptExecutor implements Executor {
         return;
       }
       case "hook":
+        if (!this.options.commands) throw shellDisabled();
         await context.runHookCommand(`step ${index}`, step.command, step.timeoutMs);
         return;
       case "shell": {

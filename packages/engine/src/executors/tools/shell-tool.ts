@@ -1,12 +1,12 @@
+import { type CommandRunner, shellDisabled } from "../../commands/command-runner";
 import type { ExecutionContext } from "../executor";
 import { RunFailure } from "../executor";
-import { runShell } from "../shell";
 
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
   toolTimeoutMs: number;
-  maxOutputBytes: number;
-  killGraceMs: number;
+  /** Where commands run (the sandbox); null with OAH_SHELL=off, where a call fails the run (`shell_disabled`). */
+  commands: CommandRunner | null;
 }
 
 export interface ShellCall {
@@ -41,17 +41,18 @@ export async function runShellTool(
   options: ShellToolOptions,
 ): Promise<ShellToolResult> {
   const { journal } = context;
+  const { commands } = options;
+  if (!commands) throw shellDisabled();
   await context.fireHook("tool.before", { tool: "shell", command: call.command, ...call.origin });
   const stepId = await journal.startStep("tool", "shell");
   await journal.event("tool.started", { stepId, tool: "shell", command: call.command, ...call.origin });
   const limit = call.timeoutMs ?? options.toolTimeoutMs;
-  const result = await runShell(call.command, {
-    cwd: context.workspaceDir,
+  const result = await commands.run({
+    command: call.command,
+    workspaceDir: context.workspaceDir,
     env,
     timeoutMs: limit,
     signal: context.signal,
-    maxOutputBytes: options.maxOutputBytes,
-    killGraceMs: options.killGraceMs,
     // Streamed into the step while it runs, so that its output can be watched live.
     onProgress:
       stepId === null

@@ -1,0 +1,272 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Run, RunStep } from "@oah/contract";
+import {
+  createTempDir,
+  isTerminal,
+  runToExit,
+  sessionRuns,
+  sleepers,
+  sleepersGone,
+  submit,
+  uniqueSleep,
+  waitFor,
+  waitForRun,
+} from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ApiUnderTest, startApi } from "./support";
+
+const TOKEN = "isolation-test-token-0123456789abcdef";
+const MODEL_KEY = "sk-isolation-model-key-should-never-leak";
+
+async function stepOutput(t: ApiUnderTest, run: Run): Promise<{ stdout: string; stderr: string }> {
+  const steps = (await t.client.get<{ items: RunStep[] }>(`/api/v1/runs/${run.id}/steps`)).body.items;
+  return steps.find((s) => s.kind === "tool")!.output as { stdout: string; stderr: string };
+}
+
+describe("commands of runs on oah-api (embedded, SQLite)", () => {
+  let t: ApiUnderTest | undefined;
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+  });
+
+  const workspace = (id: string) => join(t!.place.dataDir, ".openharness", "workspaces", id);
+
+  it("a step sees nothing of its host (environment, store, other workspaces) and writes only its workspace", async () => {
+    t = await startApi("sqlite", { OAH_API_TOKEN: TOKEN, OAH_MODEL_API_KEY: MODEL_KEY });
+    const warmup = await submit(
+      t.client,
+      "alice",
+      [{ type: "shell", command: "echo secret-of-alice > secret.txt" }],
+      {
+        workspaceId: "alice",
+      },
+    );
+    await waitForRun(t.client, warmup.id, isTerminal);
+    const data = join(t.place.dataDir, ".openharness", "data");
+    const apiPid = t.api.child.pid!;
+    const run = await submit(
+      t.client,
+      "bob",
+      [
+        {
+          type: "shell",
+          command: [
+            "id -un",
+            `cat /proc/${apiPid}/environ`,
+            "tr '\\0' '\\n' < /proc/1/environ | grep -c OAH_API_TOKEN",
+            "env | grep -c -E 'OAH_(API_TOKEN|MODEL_API_KEY|DATABASE_URL)'",
+            `ls ${data}`,
+            "cat ../alice/secret.txt",
+            `echo x > ${data}/planted`,
+            "echo x > /etc/planted-by-oah",
+            "echo mine > bob.txt && echo wrote-bob",
+          ].join("; "),
+          allowFailure: true,
+        },
+      ],
+      { workspaceId: "bob" },
+    );
+    expect((await waitForRun(t.client, run.id, isTerminal)).status).toBe("completed");
+    const { stdout, stderr } = await stepOutput(t, run);
+    expect(stdout).toBe("nobody\n0\n0\nwrote-bob\n");
+    expect(`${stdout}${stderr}`).not.toContain(TOKEN);
+    expect(`${stdout}${stderr}`).not.toContain(MODEL_KEY);
+    expect(`${stdout}${stderr}`).not.toContain("secret-of-alice");
+    expect(existsSync(join(data, "planted"))).toBe(false);
+    expect(existsSync("/etc/planted-by-oah")).toBe(false);
+    expect(readFileSync(join(workspace("bob"), "bob.txt"), "utf8")).toBe("mine\n");
+  });
+
+  it("refuses a workspace whose symlink leads out of the workspace root (workspace_invalid), running nothing", async () => {
+    t = await startApi("sqlite");
+    // What a step of the old unconfined shell could plant, or a careless operator.
+    symlinkSync("/etc", workspace("etcws"));
+    const run = await submit(t.client, "escape", [{ type: "shell", command: "touch planted-by-oah" }], {
+      workspaceId: "etcws",
+    });
+    const ended = await waitForRun(t.client, run.id, isTerminal);
+    expect(ended).toMatchObject({ status: "failed", errorCode: "workspace_invalid" });
+    expect(ended.errorMessage).toMatch(/leads to \/etc, which is not a directory under the workspace root/);
+    expect(existsSync("/etc/planted-by-oah")).toBe(false);
+    // And from inside a sandbox, the workspace root cannot be reached to plant one.
+    const planter = await submit(t.client, "planter", [
+      { type: "shell", command: "ln -s /etc ../etcws2; echo done", allowFailure: true },
+    ]);
+    expect((await waitForRun(t.client, planter.id, isTerminal)).status).toBe("completed");
+    expect(existsSync(workspace("etcws2"))).toBe(false);
+  });
+
+  it("stops a 500-process fork loop at the process limit while other sessions keep completing", async () => {
+    t = await startApi("sqlite", { OAH_STEP_MAX_PROCS: "64", OAH_WORKERS_MIN: "4", OAH_WORKERS_MAX: "4" });
+    const marker = uniqueSleep();
+    const loop = [
+      "import os, time",
+      "for i in range(500):",
+      "    try:",
+      "        pid = os.fork()",
+      "    except OSError:",
+      "        continue",
+      "    if pid == 0:",
+      `        os.execvp("sleep", ["sleep", "${marker}"])`,
+      "time.sleep(3)",
+      "raise SystemExit(9)",
+    ].join("\n");
+    const bomb = await submit(t.client, "bomb", [{ type: "shell", command: `python3 -c '${loop}'` }]);
+    await waitFor("the fork loop to hit its limit", async () => sleepers(marker).length > 56, 10_000);
+    const others = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        submit(t!.client, `neighbour-${i}`, [
+          { type: "shell", command: "for i in $(seq 10); do sleep 0.1 & done; wait; echo ok" },
+        ]),
+      ),
+    );
+    const ended = await Promise.all(others.map((r) => waitForRun(t!.client, r.id, isTerminal)));
+    expect(ended.map((r) => r.status)).toEqual(Array(6).fill("completed"));
+    expect(sleepers(marker).length).toBeLessThan(64);
+    expect(await waitForRun(t.client, bomb.id, isTerminal)).toMatchObject({
+      status: "failed",
+      errorCode: "tool_failed",
+    });
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("after kill -9 the step dies with its host, and the run's re-execution after the restart never overlaps it", async () => {
+    t = await startApi("sqlite", { OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running" });
+    const marker = uniqueSleep();
+    const run = await submit(t.client, "crash", [
+      {
+        type: "shell",
+        command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.5; echo "end B" >> marks; fi`,
+      },
+      { type: "output", value: "done" },
+    ]);
+    await waitFor("the first execution's step", async () => sleepers(marker).length === 1);
+    await t.api.stop("SIGKILL");
+    expect(await sleepersGone(marker, 1_000)).toBe(true);
+    const goneAt = Date.now();
+    await t.restart();
+    const ended = await waitForRun(t.client, run.id, isTerminal);
+    expect(ended).toMatchObject({ status: "completed", output: "done", attempt: 2 });
+    expect(Date.parse(ended.startedAt!)).toBeGreaterThan(goneAt);
+    expect(readFileSync(join(workspace("default"), "marks"), "utf8")).toBe("start A\nstart B\nend B\n");
+  });
+});
+
+describe("OAH_SHELL=off", () => {
+  let t: ApiUnderTest | undefined;
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+  });
+
+  it("refuses shell steps, hook steps and the agent's shell tool at submission with 400 shell_disabled, writing nothing", async () => {
+    t = await startApi("sqlite", { OAH_SHELL: "off" });
+    const refused = [
+      { input: { steps: [{ type: "shell", command: "echo hi" }] } },
+      {
+        input: {
+          steps: [
+            { type: "output", value: 1 },
+            { type: "hook", command: "echo hi" },
+          ],
+        },
+      },
+      { executor: "agent", input: { prompt: "list the files", tools: { shell: true } } },
+    ];
+    for (const body of refused) {
+      const res = await t.client.post<{ error: { code: string; message: string } }>(
+        "/api/v1/sessions/no-commands/runs",
+        body,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("shell_disabled");
+      expect(res.body.error.message).toMatch(/OAH_SHELL=off/);
+    }
+    const trpc = await t.client.post<{ error: { data: { code: string } } }>("/trpc/runs.submit", {
+      sessionId: "no-commands",
+      input: { steps: [{ type: "shell", command: "echo hi" }] },
+    });
+    expect(trpc.status).toBe(400);
+    expect(JSON.stringify(trpc.body)).toContain("shell_disabled");
+    expect(await sessionRuns(t.client, "no-commands")).toEqual([]);
+    const overview = (
+      await t.client.get<{ statusCounts: Record<string, number> }>("/api/v1/storage/overview")
+    ).body;
+    expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBe(0);
+    // Runs without commands go on as ever, the agent without its shell tool included.
+    const plain = await submit(t.client, "no-commands", [
+      { type: "sleep", ms: 1 },
+      { type: "output", value: 2 },
+    ]);
+    expect(await waitForRun(t.client, plain.id, isTerminal)).toMatchObject({
+      status: "completed",
+      output: 2,
+    });
+  });
+
+  it("a host with commands off never executes one that was accepted before", async () => {
+    t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
+    const blocker = await submit(t.client, "before", [{ type: "sleep", ms: 60_000 }]);
+    await waitForRun(t.client, blocker.id, (r) => r.status === "running");
+    const marker = uniqueSleep();
+    const accepted = await submit(t.client, "before", [{ type: "shell", command: `sleep ${marker}` }]);
+    await t.api.stop("SIGKILL");
+    Object.assign(t.env, { OAH_SHELL: "off" });
+    await t.restart();
+    const ended = await waitForRun(t.client, accepted.id, isTerminal);
+    expect(ended).toMatchObject({ status: "failed", errorCode: "shell_disabled" });
+    expect(sleepers(marker)).toEqual([]);
+  });
+});
+
+describe("a host where the sandbox cannot be made", () => {
+  it("refuses to start, saying why and what to do; with OAH_SHELL=off it starts", async () => {
+    const dir = createTempDir();
+    try {
+      // A PATH with everything oah needs but bubblewrap.
+      const bin = join(dir.path, "bin");
+      mkdirSync(bin);
+      for (const tool of ["setpriv", "prlimit", "bash", "getent"]) {
+        symlinkSync(
+          execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(),
+          join(bin, tool),
+        );
+      }
+      const env = { OAH_DATA_DIR: dir.path, PATH: bin };
+      const refused = await runToExit("oah-api", { env, args: ["--port", "0"] });
+      expect(refused.code).toBe(1);
+      expect(refused.output).toMatch(
+        /commands of runs cannot be sandboxed on this host: bwrap is not installed/,
+      );
+      expect(refused.output).toMatch(/apt-get install -y bubblewrap/);
+      expect(refused.output).toMatch(/OAH_SHELL=off/);
+      writeFileSync(
+        join(bin, "bwrap"),
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+        {
+          mode: 0o755,
+        },
+      );
+      const noNamespaces = await runToExit("oah-api", { env, args: ["--port", "0"] });
+      expect(noNamespaces.code).toBe(1);
+      expect(noNamespaces.output).toMatch(/No permissions to create new namespace/);
+      const unknownUser = await runToExit("oah-api", {
+        env: { OAH_DATA_DIR: dir.path, OAH_SANDBOX_USER: "no-such-user-oah" },
+        args: ["--port", "0"],
+      });
+      expect(unknownUser.code).toBe(1);
+      expect(unknownUser.output).toMatch(/OAH_SANDBOX_USER no-such-user-oah is not a user of this system/);
+    } finally {
+      dir.remove();
+    }
+    const t = await startApi("sqlite", { OAH_SHELL: "off", PATH: "/nonexistent" });
+    try {
+      expect((await t.client.get("/readyz")).status).toBe(200);
+    } finally {
+      await t.dispose();
+    }
+  });
+});

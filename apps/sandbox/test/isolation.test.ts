@@ -1,0 +1,168 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Run } from "@oah/contract";
+import {
+  eventTypes,
+  getRun,
+  isTerminal,
+  type SplitDeployment,
+  sleepers,
+  sleepersGone,
+  startSplitDeployment,
+  submit,
+  uniqueSleep,
+  waitFor,
+  waitForRun,
+} from "@oah/testing";
+import { afterEach, describe, expect, it } from "vitest";
+
+/** Short lock, heartbeat, staleness and scan periods: recovery acts within seconds (liveness window 1.2 s). */
+const FAST = {
+  OAH_SESSION_LOCK_TTL_MS: "1500",
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+  OAH_STALE_RUN_AFTER_MS: "2000",
+  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+  OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running",
+  OAH_WORKERS_MIN: "4",
+  OAH_WORKERS_MAX: "4",
+};
+
+/**
+ * A step whose first execution marks "start A" and sleeps (until its host dies), and
+ * whose second marks "start B", sleeps a little and marks "end B": the file of marks
+ * shows whether the two ever overlapped.
+ */
+const markingStep = (marker: string) => ({
+  type: "shell",
+  command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.3; echo "end B" >> marks; fi`,
+});
+
+const ms = (iso: string | null) => Date.parse(iso ?? "");
+
+interface MarkedRun {
+  run: Run;
+  marker: string;
+  workspaceId: string;
+}
+
+describe("one execution at a time, side effects included (split mode, Redis and PostgreSQL)", () => {
+  let d: SplitDeployment | undefined;
+  afterEach(async () => {
+    for (const s of d?.sandboxes ?? []) s.child.kill("SIGCONT");
+    await d?.dispose();
+    d = undefined;
+  });
+
+  const marks = (workspaceId: string) =>
+    readFileSync(join(d!.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, "marks"), "utf8");
+
+  async function startMarkedRuns(count: number): Promise<MarkedRun[]> {
+    const runs: MarkedRun[] = [];
+    for (let i = 0; i < count; i++) {
+      const marker = uniqueSleep();
+      const workspaceId = `marks-${i}`;
+      const run = await submit(d!.client, `marks-${i}`, [markingStep(marker), { type: "output", value: i }], {
+        workspaceId,
+      });
+      runs.push({ run, marker, workspaceId });
+    }
+    await waitFor("every first execution's step", async () =>
+      runs.every(({ marker }) => sleepers(marker).length === 1),
+    );
+    return runs;
+  }
+
+  async function expectReexecutedAfter(runs: MarkedRun[], goneAt: number, by: number) {
+    for (const { run, workspaceId } of runs) {
+      const done = await waitForRun(d!.client, run.id, isTerminal, 20_000);
+      expect(done).toMatchObject({ status: "completed", attempt: 2, recoveryState: "requeued" });
+      expect(done.workerId).toContain(`-${by}-`);
+      expect(ms(done.startedAt)).toBeGreaterThan(goneAt);
+      expect(marks(workspaceId)).toBe("start A\nstart B\nend B\n");
+    }
+  }
+
+  it("kill -9 of a sandbox mid-step: its steps are gone within a second, and each run runs again only after", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: FAST });
+    const [doomed] = d.sandboxes;
+    const runs = await startMarkedRuns(4);
+    const rescuer = await d.addSandbox();
+    const killed = Date.now();
+    await doomed!.stop("SIGKILL");
+    for (const { marker } of runs)
+      expect(await sleepersGone(marker, 1_000 - (Date.now() - killed))).toBe(true);
+    const goneAt = Date.now();
+    await expectReexecutedAfter(runs, goneAt, rescuer.child.pid!);
+  });
+
+  it("a sandbox frozen past its lease: the watchdog ends its steps before another sandbox runs them again", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: FAST });
+    const [frozen] = d.sandboxes;
+    const runs = await startMarkedRuns(2);
+    const rescuer = await d.addSandbox();
+    frozen!.child.kill("SIGSTOP");
+    const stoppedAt = Date.now();
+    // Within the liveness window (lock TTL − heartbeat interval = 1.2 s) of its last renewal.
+    for (const { marker } of runs) expect(await sleepersGone(marker, 2_000)).toBe(true);
+    const goneAt = Date.now();
+    expect(goneAt - stoppedAt).toBeLessThan(1_500);
+    await expectReexecutedAfter(runs, goneAt, rescuer.child.pid!);
+    // Woken up, the frozen sandbox finds its runs gone and writes nothing more.
+    frozen!.child.kill("SIGCONT");
+    await new Promise((r) => setTimeout(r, 1_500));
+    for (const { run, workspaceId } of runs) {
+      const types = await eventTypes(d.client, run.id);
+      expect(types.filter((t) => t === "run.completed" || t === "run.failed")).toEqual(["run.completed"]);
+      expect((await getRun(d.client, run.id)).attempt).toBe(2);
+      expect(marks(workspaceId)).toBe("start A\nstart B\nend B\n");
+    }
+    expect(frozen!.child.exitCode).toBeNull();
+  });
+
+  it("a cancel of a run whose host died is honoured by recovery: cancelled, never started again", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: FAST });
+    const marker = uniqueSleep();
+    const run = await submit(d.client, "cancel-dead", [{ type: "shell", command: `sleep ${marker}` }]);
+    const next = await submit(d.client, "cancel-dead", [{ type: "output", value: "next" }]);
+    await waitFor("the step", async () => sleepers(marker).length === 1);
+    await d.sandboxes[0]!.stop("SIGKILL");
+    const cancel = await d.client.post<{ status: string }>(`/api/v1/runs/${run.id}/cancel`);
+    expect(cancel).toMatchObject({ status: 202, body: { status: "running" } });
+    await d.addSandbox();
+    const ended = await waitForRun(d.client, run.id, isTerminal, 20_000);
+    expect(ended).toMatchObject({ status: "cancelled", errorCode: null, attempt: 1 });
+    expect(ended.metadata).not.toHaveProperty("recoveryAttempts");
+    const types = await eventTypes(d.client, run.id);
+    expect(types).toEqual(["run.queued", "run.started", "tool.started", "run.cancelled"]);
+    expect((await waitForRun(d.client, next.id, isTerminal)).output).toBe("next");
+    // Requeued by hand only when asked explicitly.
+    const refused = await d.client.post<{ error: { code: string } }>(`/api/v1/runs/${run.id}/requeue`, {});
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: "run_requeue_invalid_status" } } });
+    const requeued = await d.client.post(`/api/v1/runs/${run.id}/requeue`, { includeCancelled: true });
+    expect(requeued).toMatchObject({ status: 202, body: { status: "queued", previousStatus: "cancelled" } });
+    await waitFor("the explicit re-execution", async () => sleepers(marker).length === 1);
+    await d.client.post(`/api/v1/runs/${run.id}/cancel`);
+    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({ status: "cancelled", attempt: 2 });
+  });
+
+  it("a stale-looking run whose host still renews its lease is left to that host", async () => {
+    d = await startSplitDeployment({ sandboxes: 2, env: FAST });
+    const run = await submit(d.client, "alive", [
+      { type: "shell", command: "sleep 3" },
+      { type: "output", value: "once" },
+    ]);
+    await waitForRun(d.client, run.id, (r) => r.status === "running");
+    // As a host whose heartbeat writes do not reach the store would look: stale, for several scans.
+    // (A real run is stale only after OAH_STALE_RUN_AFTER_MS without a heartbeat: by then its
+    // host's lease, renewed with every heartbeat, has listed it for long. Here: one heartbeat later.)
+    await new Promise((r) => setTimeout(r, 600));
+    const until = Date.now() + 2_000;
+    while (Date.now() < until) {
+      await d.db.query("UPDATE runs SET heartbeat_at = 1 WHERE id = $1 AND status = 'running'", [run.id]);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const done = await waitForRun(d.client, run.id, isTerminal);
+    expect(done).toMatchObject({ status: "completed", output: "once", attempt: 1, recoveryState: null });
+    expect(await eventTypes(d.client, run.id)).not.toContain("run.requeued");
+  });
+});

@@ -1,0 +1,86 @@
+// (g) What a command's sandbox costs: runs of one `echo` shell step, one at a time
+// (each in a new session), on oah's embedded default, with commands in their
+// sandbox (OAH_SHELL=on: setpriv, bwrap, prlimit, then /bin/sh) and unconfined
+// (OAH_SHELL=unsafe-host: /bin/sh in a process group, as before the sandbox),
+// alternating. Figures: the step's own duration as the run records it (spawn to
+// exit, output read) and the run's (started_at → ended_at). No peer runs commands.
+import { ApiClient, createTempDir, startOah } from "@oah/testing";
+import { log } from "../log";
+import { percentile, round } from "../stats";
+
+export type CommandMode = "on" | "unsafe-host";
+
+export interface CommandCostResult {
+  mode: CommandMode;
+  samples: number;
+  stepP50Ms: number;
+  stepP99Ms: number;
+  runP50Ms: number;
+  runP99Ms: number;
+}
+
+const WARM_UP = 10;
+
+interface RunView {
+  status: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+async function finished(client: ApiClient, id: string): Promise<RunView> {
+  for (;;) {
+    const { run } = (await client.get<{ run: RunView }>(`/api/v1/runs/${id}`)).body;
+    if (run.endedAt) return run;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+export async function commandCostOnce(mode: CommandMode, samples: number): Promise<CommandCostResult> {
+  const dir = createTempDir("oah-bench-");
+  const api = await startOah("oah-api", {
+    env: {
+      OAH_DATA_DIR: dir.path,
+      OAH_SHELL: mode,
+      OAH_WORKERS_MIN: "2",
+      OAH_WORKERS_MAX: "2",
+      OAH_LOG_LEVEL: "error",
+    },
+  });
+  try {
+    const client = new ApiClient(api.url);
+    const steps: number[] = [];
+    const runs: number[] = [];
+    for (let i = 0; i < samples + WARM_UP; i++) {
+      const res = await client.post<{ run: { id: string } }>(`/api/v1/sessions/cmd-${i}/runs`, {
+        input: { steps: [{ type: "shell", command: "echo hi" }] },
+      });
+      if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
+      const run = await finished(client, res.body.run.id);
+      if (run.status !== "completed") throw new Error(`run ${res.body.run.id} ended ${run.status}`);
+      if (i < WARM_UP) continue;
+      const { items } = (
+        await client.get<{ items: { output: { durationMs: number } }[] }>(
+          `/api/v1/runs/${res.body.run.id}/steps`,
+        )
+      ).body;
+      steps.push(items[0]!.output.durationMs);
+      runs.push(Date.parse(run.endedAt!) - Date.parse(run.startedAt!));
+    }
+    const result = {
+      mode,
+      samples,
+      stepP50Ms: round(percentile(steps, 50), 2),
+      stepP99Ms: round(percentile(steps, 99), 2),
+      runP50Ms: round(percentile(runs, 50), 2),
+      runP99Ms: round(percentile(runs, 99), 2),
+    };
+    log(
+      `  commands ${mode}: step p50 ${result.stepP50Ms} ms, p99 ${result.stepP99Ms} ms; ` +
+        `run p50 ${result.runP50Ms} ms, p99 ${result.runP99Ms} ms`,
+    );
+    return result;
+  } finally {
+    await api.stop("SIGKILL");
+    dir.remove();
+  }
+}

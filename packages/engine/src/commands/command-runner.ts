@@ -1,0 +1,59 @@
+import { RunFailure } from "../executors/executor";
+
+/** What a command printed so far: the first bytes of each stream, and how many bytes were not kept. */
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  truncatedBytes: number;
+}
+
+export interface CommandResult extends CommandOutput {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+}
+
+/** One command of a run: a shell step, a hook, or a call of the agent's shell tool. */
+export interface CommandRequest {
+  /** Run by `/bin/sh -c`. */
+  command: string;
+  /** The run's workspace, `<OAH_WORKSPACE_ROOT>/<workspaceId>`: where the command runs, and all it may write. */
+  workspaceDir: string;
+  /** The whole environment of the command (a clean one: never the host's). */
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  /** Stops the command and everything it started. */
+  signal: AbortSignal;
+  /** Told the output so far, at most once a second while the command runs. */
+  onProgress?: (output: CommandOutput) => void;
+}
+
+/**
+ * How a host runs the commands of runs: in a sandbox that ends with the command and
+ * with the host (SandboxedCommands), or unconfined on the host (HostCommands, only
+ * with OAH_SHELL=unsafe-host). A workspace that cannot be used rejects the command
+ * with a RunFailure `workspace_invalid`.
+ */
+export interface CommandRunner {
+  /** What confines the commands, for logs. */
+  readonly kind: "sandbox" | "unsafe-host";
+  run(request: CommandRequest): Promise<CommandResult>;
+  /** Stops what the runner keeps for all commands (the step watchdog). */
+  close?(): void;
+}
+
+/** A command-running step on a host that runs none (OAH_SHELL=off). */
+export const shellDisabled = (): RunFailure =>
+  new RunFailure("shell_disabled", "this host runs no commands (OAH_SHELL=off)");
+
+/** What every runner bounds the same way. */
+export interface CommandBounds {
+  /** Bytes kept of each of stdout and stderr; the rest is counted, not kept. */
+  maxOutputBytes: number;
+  /** Between SIGTERM and SIGKILL when a command is stopped. */
+  killGraceMs: number;
+  /** How often `onProgress` may be told (default 1 s). */
+  progressEveryMs?: number;
+}

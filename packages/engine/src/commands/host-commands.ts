@@ -1,0 +1,47 @@
+import { sleep } from "../abort";
+import { runProcess } from "./child-process";
+import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
+import { groupMembers, signal } from "./process-table";
+import { prepareWorkspace } from "./workspace";
+
+function groupAlive(pgid: number): boolean {
+  const members = groupMembers(pgid);
+  return members === null ? signal(-pgid, 0) : members.length > 0;
+}
+
+/** SIGTERM to the whole process group, SIGKILL to whatever is left after the grace period. */
+async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signal(-pgid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() >= deadline) {
+      signal(-pgid, "SIGKILL");
+      return;
+    }
+    await sleep(20);
+  }
+}
+
+/**
+ * OAH_SHELL=unsafe-host: `/bin/sh -c command` on the host itself, as the host's user,
+ * in its own process group, which a stop or the command's end takes down. Nothing
+ * else is confined: a process that leaves the group (setsid) outlives the command,
+ * and everything outlives a host that is killed. For a developer's own machine only.
+ */
+export class HostCommands implements CommandRunner {
+  readonly kind = "unsafe-host";
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly bounds: CommandBounds,
+  ) {}
+
+  async run(request: CommandRequest): Promise<CommandResult> {
+    const cwd = await prepareWorkspace(this.workspaceRoot, request.workspaceDir, null);
+    return runProcess({ file: "/bin/sh", args: ["-c", request.command], cwd }, request, this.bounds, {
+      stop: (child, _exited, graceMs) => terminateGroup(child.pid!, graceMs),
+      // What the command left running in its group is stopped as well.
+      ended: (child) => terminateGroup(child.pid!, this.bounds.killGraceMs),
+    });
+  }
+}

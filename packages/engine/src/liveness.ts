@@ -1,0 +1,55 @@
+/**
+ * How long this host may go on executing runs without fresh proof that the other
+ * hosts see it alive. Its lease lapses one session lock TTL after its last renewal,
+ * and from then on another host may recover its runs; by then every step it runs
+ * must be gone. So the window is shorter than the lease: `windowMs` after the last
+ * renewal the step watchdog kills the host's step sandboxes (even while this process
+ * is frozen), and the host aborts its runs, writing nothing more, as soon as it finds
+ * the window passed (a host cut off from Redis, or one that was frozen and woke up).
+ */
+export class Liveness {
+  private deadline: number;
+  private lost = false;
+  private readonly renewedListeners = new Set<(remainingMs: number) => void>();
+  private readonly lostListeners = new Set<() => void>();
+
+  constructor(
+    readonly windowMs: number,
+    now = Date.now(),
+  ) {
+    this.deadline = now + windowMs;
+  }
+
+  /** A lease renewal sent at `sentAt` succeeded: the lease lives at least a TTL from then. */
+  renewed(sentAt: number): void {
+    this.deadline = Math.max(this.deadline, sentAt + this.windowMs);
+    if (this.remainingMs() === 0) return;
+    this.lost = false;
+    for (const listener of this.renewedListeners) listener(this.remainingMs());
+  }
+
+  /** What is left of the window (0 once it has passed). */
+  remainingMs(now = Date.now()): number {
+    return Math.max(0, this.deadline - now);
+  }
+
+  /** Whether the host is still live; the first check that finds the window passed tells the listeners. */
+  check(now = Date.now()): boolean {
+    if (now < this.deadline) return true;
+    if (!this.lost) {
+      this.lost = true;
+      for (const listener of this.lostListeners) listener();
+    }
+    return false;
+  }
+
+  onRenewed(listener: (remainingMs: number) => void): () => void {
+    this.renewedListeners.add(listener);
+    return () => this.renewedListeners.delete(listener);
+  }
+
+  onLost(listener: () => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+}

@@ -1,0 +1,5 @@
+// Shell scripts are imported as text (esbuild's text loader; a Vitest plugin in tests).
+declare module "*.sh" {
+  const source: string;
+  export default source;
+}

@@ -1,0 +1,276 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { sleepers, sleepersGone, uniqueSleep } from "@oah/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CommandRunner,
+  HostCommands,
+  Liveness,
+  RunFailure,
+  type SandboxedCommands,
+  SandboxUnavailable,
+} from "../src";
+import { createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
+
+let t: TestRoot;
+let sandbox: SandboxedCommands;
+let host: HostCommands;
+
+beforeAll(async () => {
+  t = await createTestRoot();
+  sandbox = await openSandbox(t);
+  host = new HostCommands(t.root, { maxOutputBytes: 1024, killGraceMs: 1_000 });
+});
+afterAll(() => t?.remove());
+
+const runners = (): [string, CommandRunner][] => [
+  ["the sandbox", sandbox],
+  ["the host (unsafe-host)", host],
+];
+
+describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (which) => {
+  const runner = () => runners()[which]![1];
+
+  it("runs in the workspace with only the given environment", async () => {
+    process.env.OAH_API_TOKEN_LEAK_CHECK = "leak";
+    const r = await run(runner(), t, 'pwd; echo "[$OAH_API_TOKEN_LEAK_CHECK]"; exit 7');
+    expect(r).toMatchObject({
+      exitCode: 7,
+      stdout: `${t.workspace("w")}\n[]\n`,
+      timedOut: false,
+      aborted: false,
+    });
+  });
+
+  it("keeps the first bytes of the output and counts the rest", async () => {
+    const r = await run(runner(), t, "yes y | head -c 5000; echo err >&2");
+    expect(r.stdout).toBe("y\n".repeat(512));
+    expect(r.stderr).toBe("err\n");
+    expect(r.truncatedBytes).toBe(5000 - 1024);
+  });
+
+  it("on abort stops the command and what it started, grandchildren included", async () => {
+    const marker = uniqueSleep();
+    const controller = new AbortController();
+    const pending = run(runner(), t, `sh -c 'sleep ${marker} & wait' & sleep ${marker} & wait`, {
+      signal: controller.signal,
+    });
+    await expect.poll(() => sleepers(marker).length).toBe(2);
+    const asked = Date.now();
+    controller.abort();
+    const r = await pending;
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(r.aborted).toBe(true);
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("SIGKILLs what ignores SIGTERM after the grace period", async () => {
+    const marker = uniqueSleep();
+    const r = await run(runner(), t, `trap '' TERM; sleep ${marker}`, { timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    expect(r.durationMs).toBeGreaterThanOrEqual(1_000);
+    expect(r.durationMs).toBeLessThan(2_500);
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("stops what a finished command left running in its group", async () => {
+    const marker = uniqueSleep();
+    const r = await run(runner(), t, `sleep ${marker} & echo started`);
+    expect(r).toMatchObject({ exitCode: 0, stdout: "started\n" });
+    expect(await sleepersGone(marker, 3_000)).toBe(true);
+  });
+
+  it("refuses a workspace whose symlink leads out of the root, and runs nothing", async () => {
+    symlinkSync("/etc", t.workspace(`etcws${which}`));
+    const attempt = run(runner(), t, "touch planted", { ws: `etcws${which}` });
+    await expect(attempt).rejects.toBeInstanceOf(RunFailure);
+    await expect(attempt).rejects.toMatchObject({ code: "workspace_invalid" });
+    expect(existsSync("/etc/planted")).toBe(false);
+  });
+});
+
+describe("the sandbox", () => {
+  // Children that leave the command's process group and session, each way a shell offers.
+  const ESCAPES = (m: string) =>
+    [
+      `setsid sleep ${m} &`,
+      `setsid -f sleep ${m}`,
+      `(sleep ${m} &) `,
+      `nohup sleep ${m} >/dev/null 2>&1 &`,
+      `sh -c 'sh -c "sleep ${m}" &' `,
+    ].join("\n");
+
+  it.each([
+    ["the command succeeds", {}, "echo done", { exitCode: 0 }],
+    ["the command fails", {}, "exit 3", { exitCode: 3 }],
+    ["the step times out", { timeoutMs: 400 }, "sleep 30", { timedOut: true }],
+    ["the run is cancelled", { abortAfterMs: 400 }, "sleep 30", { aborted: true }],
+  ] as const)("leaves no escaped child alive when %s", async (_when, how, tail, expected) => {
+    const marker = uniqueSleep();
+    const controller = new AbortController();
+    const pending = run(sandbox, t, `${ESCAPES(marker)}; sleep 0.2; ${tail}`, {
+      signal: controller.signal,
+      ...("timeoutMs" in how ? { timeoutMs: how.timeoutMs } : {}),
+    });
+    await expect.poll(() => sleepers(marker).length).toBe(5);
+    if ("abortAfterMs" in how) setTimeout(() => controller.abort(), how.abortAfterMs);
+    expect(await pending).toMatchObject(expected);
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("runs as the sandbox user with no way to gain privileges", async () => {
+    const r = await run(sandbox, t, "id -u; id -g; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status");
+    expect(r.stdout).toBe("65534\n65534\nCapEff:\t0000000000000000\nNoNewPrivs:\t1\n");
+    await run(sandbox, t, "echo mine > owned.txt");
+    expect(statSync(join(t.workspace("w"), "owned.txt")).uid).toBe(65534);
+  });
+
+  it("sees neither the host's processes nor its environment", async () => {
+    const r = await run(sandbox, t, `cat /proc/${process.pid}/environ; ls /proc | grep -c '^[0-9]'`);
+    expect(r.stderr).toMatch(/No such file or directory/);
+    expect(Number(r.stdout.trim())).toBeLessThan(6);
+  });
+
+  it("sees no hidden directory and writes nowhere but its workspace", async () => {
+    mkdirSync(t.data, { recursive: true });
+    writeFileSync(join(t.data, "history.db"), "secret rows");
+    writeFileSync(join(t.workspace("w"), "..", "neighbour-note"), "x", { flag: "w" });
+    mkdirSync(t.workspace("alice"), { recursive: true });
+    writeFileSync(join(t.workspace("alice"), "secret.txt"), "alice's");
+    const r = await run(
+      sandbox,
+      t,
+      [
+        `cat ${t.data}/history.db`,
+        "cat ../alice/secret.txt",
+        `ls -A ${t.root} | tr '\\n' ' '; echo`,
+        "echo x > /etc/oah-escape",
+        `echo x > ${t.data}/planted`,
+        `echo x > ${t.workspace("alice")}/planted`,
+        "ln -s /etc ../etcws-from-inside",
+        "echo mine > inside.txt && echo wrote-inside",
+      ].join("; "),
+    );
+    expect(r.stdout).toBe("w \nwrote-inside\n");
+    expect(r.stderr).not.toMatch(/secret rows|alice's/);
+    expect(existsSync("/etc/oah-escape")).toBe(false);
+    expect(existsSync(join(t.data, "planted"))).toBe(false);
+    expect(existsSync(join(t.workspace("alice"), "planted"))).toBe(false);
+    expect(existsSync(t.workspace("etcws-from-inside"))).toBe(false);
+    expect(readFileSync(join(t.workspace("w"), "inside.txt"), "utf8")).toBe("mine\n");
+  });
+
+  it("stops a 500-process fork loop at the process limit while another sandbox keeps working", async () => {
+    const marker = uniqueSleep();
+    // Forks on after each refusal, and holds what it got for a while.
+    const loop = [
+      "import os, time",
+      "made = 0",
+      "for i in range(500):",
+      "    try:",
+      "        pid = os.fork()",
+      "    except OSError:",
+      "        continue",
+      "    if pid == 0:",
+      `        os.execvp("sleep", ["sleep", "${marker}"])`,
+      "    made += 1",
+      "print(made, flush=True)",
+      "time.sleep(2)",
+    ].join("\n");
+    const bomb = run(sandbox, t, `python3 -c '${loop}'`, { ws: "bomb" });
+    // The sandbox's own processes (bwrap's init, python) count too.
+    await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBeGreaterThan(LIMITS.maxProcs - 8);
+    const held = sleepers(marker).length;
+    const neighbour = await run(
+      sandbox,
+      t,
+      "for i in $(seq 20); do sleep 0.1 & done; wait; echo neighbour-done",
+    );
+    expect(neighbour).toMatchObject({ exitCode: 0, stdout: "neighbour-done\n" });
+    expect(sleepers(marker)).toHaveLength(held);
+    const r = await bomb;
+    const made = Number(r.stdout.trim());
+    expect(made).toBeLessThan(LIMITS.maxProcs);
+    expect(made).toBeGreaterThan(LIMITS.maxProcs - 8);
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("with the network off reaches no address, not even the host's loopback", async () => {
+    const server = createServer((socket) => socket.end("hello\n"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const probe = `node -e "require('net').connect(${port},'127.0.0.1').on('data',d=>{process.stdout.write(d);process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(0)})"`;
+    try {
+      const offline = await openSandbox(t, { network: false });
+      expect((await run(offline, t, probe)).stdout).toBe("ECONNREFUSED\n");
+      expect((await run(sandbox, t, probe)).stdout).toBe("hello\n");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("caps the size of a file a step writes", async () => {
+    const r = await run(sandbox, t, "head -c 2000000 /dev/zero > big; echo $?; stat -c %s big");
+    // head is killed by SIGXFSZ (128 + 25) at the limit.
+    expect(r.stdout).toBe(`153\n${LIMITS.maxFileBytes}\n`);
+  });
+
+  it("kills the steps of a host whose liveness window passed without a renewal, even if it never checks", async () => {
+    const liveness = new Liveness(800);
+    const watched = await openSandbox(t, { liveness });
+    const kept = uniqueSleep();
+    const killed = uniqueSleep();
+    // One sandbox whose host keeps renewing, one whose host stops: both start with 800 ms of window.
+    const renewals = setInterval(() => liveness.renewed(Date.now()), 200);
+    const first = run(watched, t, `sleep ${kept}`, { timeoutMs: 2_500 });
+    await expect.poll(() => sleepers(kept).length).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(sleepers(kept)).toHaveLength(1);
+    clearInterval(renewals);
+    const second = run(watched, t, `sleep ${killed}`, { timeoutMs: 5_000 });
+    const lost = Date.now();
+    await expect.poll(() => sleepers(killed).length).toBe(1);
+    expect(await sleepersGone(killed, 3_000)).toBe(true);
+    expect(await sleepersGone(kept, 100)).toBe(true);
+    expect(Date.now() - lost).toBeLessThan(1_500);
+    // The host learns it before it reads the result: its runs stop, writing nothing.
+    expect(liveness.check()).toBe(false);
+    expect(await second).toMatchObject({ timedOut: false, signal: "SIGKILL" });
+    await first;
+    watched.close();
+  });
+
+  it.each([
+    ["a sandbox user that does not exist", { user: "no-such-user-oah" }, /OAH_SANDBOX_USER no-such-user-oah/],
+    ["root as the sandbox user", { user: "root" }, /must not be root/],
+  ] as const)("cannot be opened with %s, and says what to do", async (_name, over, reason) => {
+    const opening = openSandbox(t, over);
+    await expect(opening).rejects.toBeInstanceOf(SandboxUnavailable);
+    await expect(opening).rejects.toThrow(reason);
+    await expect(opening).rejects.toThrow(/OAH_SHELL=off .* OAH_SHELL=unsafe-host/);
+  });
+
+  it("cannot be opened where bwrap is missing or namespaces are refused", async () => {
+    const bin = join(t.dir, "fake-bin");
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ["setpriv", "prlimit", "bash", "sh", "id", "getent"]) {
+      const path = execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
+      symlinkSync(path, join(bin, tool));
+    }
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = bin;
+      await expect(openSandbox(t)).rejects.toThrow(/bwrap is not installed/);
+      writeFileSync(
+        join(bin, "bwrap"),
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+        { mode: 0o755 },
+      );
+      await expect(openSandbox(t)).rejects.toThrow(/No permissions to create new namespace/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});

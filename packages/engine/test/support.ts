@@ -1,0 +1,66 @@
+import { join } from "node:path";
+import { createTempDir } from "@oah/testing";
+import {
+  type CommandRequest,
+  type CommandRunner,
+  prepareWorkspaceRoot,
+  SandboxedCommands,
+  type SandboxSettings,
+  silentLogger,
+} from "../src";
+
+export const LIMITS = {
+  maxProcs: 64,
+  maxFileBytes: 1_048_576,
+  cpuSeconds: 60,
+  memoryBytes: 1_073_741_824,
+};
+
+/** A workspace root of the test's own, with a data directory beside it that commands must not see. */
+export interface TestRoot {
+  dir: string;
+  /** The workspace root (real path). */
+  root: string;
+  /** A directory the sandbox hides, like the data directory of a host. */
+  data: string;
+  workspace(id: string): string;
+  remove(): void;
+}
+
+export async function createTestRoot(): Promise<TestRoot> {
+  const { path: dir, remove } = createTempDir("oah-commands-");
+  const root = await prepareWorkspaceRoot(join(dir, "workspaces"));
+  return { dir, root, data: join(dir, "data"), workspace: (id) => join(root, id), remove };
+}
+
+export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): Promise<SandboxedCommands> {
+  return SandboxedCommands.open({
+    workspaceRoot: t.root,
+    hidden: [t.data],
+    user: "nobody",
+    network: true,
+    limits: LIMITS,
+    bounds: { maxOutputBytes: 1024, killGraceMs: 1_000 },
+    liveness: null,
+    logger: silentLogger,
+    ...over,
+  });
+}
+
+/** One command in workspace `ws` with a short timeout and a fresh signal, unless told otherwise. */
+export function run(
+  runner: CommandRunner,
+  t: TestRoot,
+  command: string,
+  over: Partial<CommandRequest> & { ws?: string } = {},
+) {
+  const { ws = "w", ...rest } = over;
+  return runner.run({
+    command,
+    workspaceDir: t.workspace(ws),
+    env: { PATH: process.env.PATH, HOME: t.workspace(ws) },
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    ...rest,
+  });
+}
