@@ -5,6 +5,7 @@ import type { Run, RunStep } from "@oah/contract";
 import {
   createTempDir,
   isTerminal,
+  OUTSIDE_TMP,
   runToExit,
   sessionRuns,
   sleepers,
@@ -27,15 +28,24 @@ async function stepOutput(t: ApiUnderTest, run: Run): Promise<{ stdout: string; 
 
 describe("commands of runs on oah-api (embedded, SQLite)", () => {
   let t: ApiUnderTest | undefined;
+  const cleanups: (() => void)[] = [];
   afterEach(async () => {
     await t?.dispose();
     t = undefined;
+    for (const cleanup of cleanups.splice(0)) cleanup();
   });
 
-  const workspace = (id: string) => join(t!.place.dataDir, ".openharness", "workspaces", id);
+  const workspace = (id: string) => join(t!.env.OAH_DATA_DIR!, ".openharness", "workspaces", id);
 
   it("a step sees nothing of its host (environment, store, other workspaces) and writes only its workspace", async () => {
-    t = await startApi("sqlite", { OAH_API_TOKEN: TOKEN, OAH_MODEL_API_KEY: MODEL_KEY });
+    // A data directory outside /tmp, which the sandbox replaces anyway, as a host's would be.
+    const dataDir = createTempDir("oah-isolation-", OUTSIDE_TMP);
+    cleanups.push(dataDir.remove);
+    t = await startApi("sqlite", {
+      OAH_DATA_DIR: dataDir.path,
+      OAH_API_TOKEN: TOKEN,
+      OAH_MODEL_API_KEY: MODEL_KEY,
+    });
     const warmup = await submit(
       t.client,
       "alice",
@@ -45,7 +55,7 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
       },
     );
     await waitForRun(t.client, warmup.id, isTerminal);
-    const data = join(t.place.dataDir, ".openharness", "data");
+    const data = join(dataDir.path, ".openharness", "data");
     const apiPid = t.api.child.pid!;
     const run = await submit(
       t.client,
@@ -136,14 +146,16 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
   it("after kill -9 the step dies with its host, and the run's re-execution after the restart never overlaps it", async () => {
     t = await startApi("sqlite", { OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running" });
     const marker = uniqueSleep();
+    // The first execution also leaves children that escape its process group and session.
+    const escapes = `setsid sleep ${marker} & setsid -f sleep ${marker}; nohup sleep ${marker} >/dev/null 2>&1 & (sleep ${marker} &)`;
     const run = await submit(t.client, "crash", [
       {
         type: "shell",
-        command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.5; echo "end B" >> marks; fi`,
+        command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; ${escapes}; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.5; echo "end B" >> marks; fi`,
       },
       { type: "output", value: "done" },
     ]);
-    await waitFor("the first execution's step", async () => sleepers(marker).length === 1);
+    await waitFor("the first execution's processes", async () => sleepers(marker).length === 5);
     await t.api.stop("SIGKILL");
     expect(await sleepersGone(marker, 1_000)).toBe(true);
     const goneAt = Date.now();

@@ -145,6 +145,25 @@ describe("one execution at a time, side effects included (split mode, Redis and 
     expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({ status: "cancelled", attempt: 2 });
   });
 
+  it("a cancel that arrives while a draining sandbox stops its run is honoured: cancelled, not requeued", async () => {
+    d = await startSplitDeployment({ sandboxes: 1, env: { ...FAST, OAH_DRAIN_TIMEOUT_MS: "200" } });
+    const marker = uniqueSleep();
+    // A step that ignores SIGTERM: the drain's abort needs its grace period (2 s) to stop it.
+    const run = await submit(d.client, "drain-cancel", [
+      { type: "shell", command: `trap '' TERM; sleep ${marker}` },
+    ]);
+    await waitFor("the step", async () => sleepers(marker).length === 1);
+    const [host] = d.sandboxes;
+    host!.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 600)); // past the drain timeout: the run is being stopped
+    expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
+    expect(await host!.exited).toBe(0);
+    expect(sleepers(marker)).toEqual([]);
+    const ended = await getRun(d.client, run.id);
+    expect(ended).toMatchObject({ status: "cancelled", attempt: 1 });
+    expect((await eventTypes(d.client, run.id)).at(-1)).toBe("run.cancelled");
+  });
+
   it("a stale-looking run whose host still renews its lease is left to that host", async () => {
     d = await startSplitDeployment({ sandboxes: 2, env: FAST });
     const run = await submit(d.client, "alive", [

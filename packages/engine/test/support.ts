@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createTempDir } from "@oah/testing";
+import { createTempDir, OUTSIDE_TMP } from "@oah/testing";
 import {
   type CommandRequest,
   type CommandRunner,
@@ -28,7 +28,7 @@ export interface TestRoot {
 }
 
 export async function createTestRoot(): Promise<TestRoot> {
-  const { path: dir, remove } = createTempDir("oah-commands-");
+  const { path: dir, remove } = createTempDir("oah-commands-", OUTSIDE_TMP);
   const root = await prepareWorkspaceRoot(join(dir, "workspaces"));
   return { dir, root, data: join(dir, "data"), workspace: (id) => join(root, id), remove };
 }

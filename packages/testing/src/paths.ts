@@ -23,11 +23,17 @@ export interface TempDir {
 }
 
 /**
+ * Where a test keeps what a command's sandbox must not see: not under /tmp, which every
+ * sandbox replaces with its own (so that hiding a directory there would prove nothing).
+ */
+export const OUTSIDE_TMP = "/var/tmp";
+
+/**
  * A directory of the test's own. Others may pass through it (not list it): a data
  * directory there holds workspaces that the sandbox user must reach, as it must on a host.
  */
-export function createTempDir(prefix = "oah-test-"): TempDir {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+export function createTempDir(prefix = "oah-test-", base = tmpdir()): TempDir {
+  const path = mkdtempSync(join(base, prefix));
   chmodSync(path, 0o711);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

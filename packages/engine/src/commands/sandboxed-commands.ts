@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { StepLimits } from "@oah/core";
 import { sleep } from "../abort";
@@ -187,7 +187,8 @@ export class SandboxedCommands implements CommandRunner {
         tools: this.tools,
         user: this.user,
         workspace: { fd: 3, path: request.workspaceDir },
-        hidden: this.hidden,
+        // What does not exist has nothing to hide (and bwrap could not mount on it in a read-only system).
+        hidden: this.hidden.filter((path) => existsSync(path)),
         network: settings.network,
         limits: settings.limits,
         command: request.command,
