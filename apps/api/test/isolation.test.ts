@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Run, RunStep } from "@oah/contract";
 import {
   createTempDir,
+  forkLoop,
   isTerminal,
   OUTSIDE_TMP,
   runToExit,
@@ -112,19 +113,7 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
   it("stops a 500-process fork loop at the process limit while other sessions keep completing", async () => {
     t = await startApi("sqlite", { OAH_STEP_MAX_PROCS: "64", OAH_WORKERS_MIN: "4", OAH_WORKERS_MAX: "4" });
     const marker = uniqueSleep();
-    const loop = [
-      "import os, time",
-      "for i in range(500):",
-      "    try:",
-      "        pid = os.fork()",
-      "    except OSError:",
-      "        continue",
-      "    if pid == 0:",
-      `        os.execvp("sleep", ["sleep", "${marker}"])`,
-      "time.sleep(3)",
-      "raise SystemExit(9)",
-    ].join("\n");
-    const bomb = await submit(t.client, "bomb", [{ type: "shell", command: `python3 -c '${loop}'` }]);
+    const bomb = await submit(t.client, "bomb", [{ type: "shell", command: forkLoop(marker, 3, 9) }]);
     await waitFor("the fork loop to hit its limit", async () => sleepers(marker).length > 56, 10_000);
     const others = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>

@@ -15,13 +15,11 @@ import {
   waitForRun,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { FAST_RECOVERY } from "./support";
 
-/** Short lock, heartbeat, staleness and scan periods: recovery acts within seconds (liveness window 1.2 s). */
+/** Recovery within seconds; a liveness window of 1.2 s (lock TTL − heartbeat interval). */
 const FAST = {
-  OAH_SESSION_LOCK_TTL_MS: "1500",
-  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
-  OAH_STALE_RUN_AFTER_MS: "2000",
-  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+  ...FAST_RECOVERY,
   OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running",
   OAH_WORKERS_MIN: "4",
   OAH_WORKERS_MAX: "4",

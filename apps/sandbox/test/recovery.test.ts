@@ -15,14 +15,10 @@ import {
   waitForWorkspaceFile,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder, waitForCompleted } from "./support";
+import { expectAllCompletedInOrder, FAST_RECOVERY, waitForCompleted } from "./support";
 
-/** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
 const FAST = {
-  OAH_SESSION_LOCK_TTL_MS: "1500",
-  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
-  OAH_STALE_RUN_AFTER_MS: "2000",
-  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+  ...FAST_RECOVERY,
   OAH_WORKERS_MIN: "1",
   OAH_WORKERS_MAX: "1",
 };

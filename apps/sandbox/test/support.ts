@@ -1,6 +1,14 @@
 import { type SplitDeployment, waitFor } from "@oah/testing";
 import { expect } from "vitest";
 
+/** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
+export const FAST_RECOVERY = {
+  OAH_SESSION_LOCK_TTL_MS: "1500",
+  OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+  OAH_STALE_RUN_AFTER_MS: "2000",
+  OAH_RECOVERY_SCAN_INTERVAL_MS: "300",
+};
+
 interface Row {
   session_id: string;
   seq: number;

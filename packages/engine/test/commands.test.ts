@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { sleepers, sleepersGone, uniqueSleep } from "@oah/testing";
+import { forkLoop, sleepers, sleepersGone, uniqueSleep } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandRunner,
@@ -164,22 +164,7 @@ describe("the sandbox", () => {
 
   it("stops a 500-process fork loop at the process limit while another sandbox keeps working", async () => {
     const marker = uniqueSleep();
-    // Forks on after each refusal, and holds what it got for a while.
-    const loop = [
-      "import os, time",
-      "made = 0",
-      "for i in range(500):",
-      "    try:",
-      "        pid = os.fork()",
-      "    except OSError:",
-      "        continue",
-      "    if pid == 0:",
-      `        os.execvp("sleep", ["sleep", "${marker}"])`,
-      "    made += 1",
-      "print(made, flush=True)",
-      "time.sleep(2)",
-    ].join("\n");
-    const bomb = run(sandbox, t, `python3 -c '${loop}'`, { ws: "bomb" });
+    const bomb = run(sandbox, t, forkLoop(marker, 2), { ws: "bomb" });
     // The sandbox's own processes (bwrap's init, python) count too.
     await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBeGreaterThan(LIMITS.maxProcs - 8);
     const held = sleepers(marker).length;

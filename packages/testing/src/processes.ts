@@ -137,3 +137,27 @@ export async function sleepersGone(duration: string, timeoutMs: number): Promise
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * A command that forks 500 times, going on after every refusal, each child becoming
+ * `sleep <duration>`; it prints how many forks it got, holds them `holdSeconds`, then
+ * exits `exitCode`. A fork loop for the process limit of a command's sandbox.
+ */
+export function forkLoop(duration: string, holdSeconds: number, exitCode = 0): string {
+  const script = [
+    "import os, time",
+    "made = 0",
+    "for i in range(500):",
+    "    try:",
+    "        pid = os.fork()",
+    "    except OSError:",
+    "        continue",
+    "    if pid == 0:",
+    `        os.execvp("sleep", ["sleep", "${duration}"])`,
+    "    made += 1",
+    "print(made, flush=True)",
+    `time.sleep(${holdSeconds})`,
+    `raise SystemExit(${exitCode})`,
+  ].join("\n");
+  return `python3 -c '${script}'`;
+}
