@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { sleep } from "../abort";
+import { settlesWithin } from "../abort";
 import type { CommandBounds, CommandRequest, CommandResult } from "./command-runner";
 
 class BoundedOutput {
@@ -54,6 +54,8 @@ export interface ProcessGuard {
 
 /** After the process and what it left ended, how long its pipes may take to deliver their last bytes. */
 const DRAIN_MS = 1_000;
+/** How often a running command's output so far is told (`onProgress`). */
+const PROGRESS_EVERY_MS = 1_000;
 
 /**
  * Runs one command's process to its end with bounded output, a timeout, an abort
@@ -106,7 +108,7 @@ export async function runProcess(
           stderr: stderr.text(),
           truncatedBytes: stdout.dropped + stderr.dropped,
         });
-      }, bounds.progressEveryMs ?? 1_000)
+      }, PROGRESS_EVERY_MS)
     : undefined;
   request.signal.addEventListener("abort", stop, { once: true });
   if (request.signal.aborted) stop();
@@ -116,7 +118,7 @@ export async function runProcess(
     release?.();
     if (stopping) await stopping;
     else await guard.ended(child);
-    await Promise.race([closed, sleep(DRAIN_MS)]);
+    await settlesWithin(closed, DRAIN_MS);
     guard.beforeResult?.();
     return {
       exitCode: exit.code,

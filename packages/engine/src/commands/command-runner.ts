@@ -37,8 +37,6 @@ export interface CommandRequest {
  * with a RunFailure `workspace_invalid`.
  */
 export interface CommandRunner {
-  /** What confines the commands, for logs. */
-  readonly kind: "sandbox" | "unsafe-host";
   run(request: CommandRequest): Promise<CommandResult>;
   /** Stops what the runner keeps for all commands (the step watchdog). */
   close?(): void;
@@ -54,6 +52,4 @@ export interface CommandBounds {
   maxOutputBytes: number;
   /** Between SIGTERM and SIGKILL when a command is stopped. */
   killGraceMs: number;
-  /** How often `onProgress` may be told (default 1 s). */
-  progressEveryMs?: number;
 }

@@ -29,8 +29,6 @@ async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
  * and everything outlives a host that is killed. For a developer's own machine only.
  */
 export class HostCommands implements CommandRunner {
-  readonly kind = "unsafe-host";
-
   constructor(
     private readonly workspaceRoot: string,
     private readonly bounds: CommandBounds,

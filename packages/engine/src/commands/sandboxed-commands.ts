@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, openSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { StepLimits } from "@oah/core";
-import { sleep } from "../abort";
+import { settlesWithin } from "../abort";
 import type { Liveness } from "../liveness";
 import type { Logger } from "../logger";
 import { type ProcessGuard, runProcess } from "./child-process";
@@ -96,7 +96,6 @@ const PROBE_WORKSPACE = ".sandbox-probe";
  * renewing its lease (frozen, or cut off).
  */
 export class SandboxedCommands implements CommandRunner {
-  readonly kind = "sandbox";
   private readonly guard: ProcessGuard;
   private readonly hidden: readonly string[];
 
@@ -116,8 +115,7 @@ export class SandboxedCommands implements CommandRunner {
         for (const p of groupMembers(outer) ?? []) {
           if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
         }
-        const ended = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
-        if (ended) return;
+        if (await settlesWithin(exited, graceMs)) return;
         signal(outer, "SIGKILL");
         await exited.catch(() => {});
       },
