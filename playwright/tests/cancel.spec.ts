@@ -24,6 +24,21 @@ test.describe("run detail", () => {
     expect(Date.parse(ended.endedAt!) - Date.parse(ended.startedAt!)).toBeLessThan(20_000);
     expect(await eventTypes(api, run.id)).toContain("run.cancelled");
     await expect(page.locator('tr[data-event-type="run.cancelled"]')).toBeVisible();
+
+    // A cancelled run starts again only when the operator confirms it explicitly.
+    await expect(page.getByRole("button", { name: "Requeue" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Run again…" }).click();
+    const again = page.getByRole("dialog", { name: "Run it again anyway?" });
+    await expect(again).toContainText("Someone asked to cancel");
+    await again.getByRole("button", { name: "Leave it" }).click();
+    expect((await getRun(api, run.id)).status).toBe("cancelled");
+    await page.getByRole("button", { name: "Run again…" }).click();
+    await again.getByRole("button", { name: "Run again" }).click();
+    await expect(page.getByText("Requeued (was cancelled).")).toBeVisible();
+    const restarted = await waitForRun(api, run.id, (r) => r.status === "running", 20_000);
+    expect(restarted).toMatchObject({ attempt: 2, cancelRequestedAt: null });
+    await api.post(`/api/v1/runs/${run.id}/cancel`);
+    await waitForRun(api, run.id, (r) => r.status === "cancelled", 20_000);
   });
 
   test("shows timeline, recovery, events, steps and formatted input/output", async ({ page, state }) => {

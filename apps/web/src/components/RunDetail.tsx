@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { REFRESH_MS } from "@/lib/constants";
 import { ago, between, duration, json } from "@/lib/format";
-import { isCancellable, isRequeueEligible } from "@/lib/runs";
+import { isCancellable, requeueKind } from "@/lib/runs";
 import { errorFacts, useTRPC } from "@/lib/trpc";
 import { Code, RecoveryBadge, StatusBadge } from "./Badges";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -183,6 +183,7 @@ export function RunDetail({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [confirmRunAgain, setConfirmRunAgain] = useState(false);
   const [notice, setNotice] = useState<Notice>(null);
 
   const run = useQuery(
@@ -244,7 +245,10 @@ export function RunDetail({ runId }: { runId: string }) {
         const f = errorFacts(error);
         setNotice({ kind: "error", text: `Requeue refused: ${f.errorCode ?? "error"} — ${f.message}` });
       },
-      onSettled: refresh,
+      onSettled: () => {
+        setConfirmRunAgain(false);
+        return refresh();
+      },
     }),
   );
 
@@ -267,7 +271,7 @@ export function RunDetail({ runId }: { runId: string }) {
 
   // See RunsPanel: the JSON is the API's Run; tRPC's inferred wire type is lossier.
   const r = run.data.run as unknown as Run;
-  const eligible = isRequeueEligible(r);
+  const again = requeueKind(r);
   const cancellable = isCancellable(r);
   const errors = [run.error, events.error, steps.error];
 
@@ -295,7 +299,7 @@ export function RunDetail({ runId }: { runId: string }) {
             Cancel
           </button>
         ) : null}
-        {eligible ? (
+        {again === "requeue" ? (
           <button
             type="button"
             className="btn btn-primary"
@@ -303,6 +307,16 @@ export function RunDetail({ runId }: { runId: string }) {
             disabled={requeue.isPending}
           >
             {requeue.isPending ? "Requeuing…" : "Requeue"}
+          </button>
+        ) : null}
+        {again === "explicit" ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => setConfirmRunAgain(true)}
+            disabled={requeue.isPending}
+          >
+            Run again…
           </button>
         ) : null}
       </header>
@@ -437,6 +451,27 @@ export function RunDetail({ runId }: { runId: string }) {
           <span className="mono">{r.id}</span> is {r.status}. A queued run is cancelled at once; a running one
           is aborted where it runs (its shell steps get SIGTERM, then SIGKILL) and ends <code>cancelled</code>
           .
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirmRunAgain}
+        title="Run it again anyway?"
+        confirmLabel="Run again"
+        dismissLabel="Leave it"
+        busy={requeue.isPending}
+        onCancel={() => setConfirmRunAgain(false)}
+        onConfirm={() => requeue.mutate({ runId: r.id, requestedBy: "console", includeCancelled: true })}
+      >
+        <p>
+          Someone asked to cancel <span className="mono">{r.id}</span>
+          {r.cancelRequestedAt ? (
+            <>
+              {" "}
+              (<Time value={r.cancelRequestedAt} />)
+            </>
+          ) : null}
+          ; it is {r.status}. Running it again goes to the end of its session's queue with a fresh recovery
+          budget, and executes its steps again.
         </p>
       </ConfirmDialog>
     </div>

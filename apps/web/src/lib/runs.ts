@@ -1,20 +1,28 @@
 import type { Run } from "@oah/contract";
 import { CANCELLABLE_STATUSES } from "./constants";
 
+type RequeueFacts = Pick<Run, "status" | "errorCode" | "recoveryState" | "metadata" | "cancelRequestedAt">;
+
 /**
- * Whether an operator may requeue a run (SPEC §7, as the API decides it): failed or timed out,
- * and managed by recovery (worker_recovery_failed, a recovery state, or a recoveryAttempts count).
+ * How an operator may start a run again, as the API decides it (SPEC §7): `requeue` for failed or
+ * timed-out runs that recovery manages (worker_recovery_failed, a recovery state, or a
+ * recoveryAttempts count); `explicit` for a run someone asked to cancel (cancelled, or a managed
+ * run that ended before the cancel reached it), which starts again only with `includeCancelled`;
+ * null otherwise.
  */
-export function isRequeueEligible(
-  run: Pick<Run, "status" | "errorCode" | "recoveryState" | "metadata">,
-): boolean {
-  if (run.status !== "failed" && run.status !== "timed_out") return false;
-  return (
+export function requeueKind(run: RequeueFacts): "requeue" | "explicit" | null {
+  if (run.status === "cancelled") return "explicit";
+  if (run.status !== "failed" && run.status !== "timed_out") return null;
+  const managed =
     run.errorCode === "worker_recovery_failed" ||
     run.recoveryState !== null ||
-    typeof run.metadata?.recoveryAttempts === "number"
-  );
+    typeof run.metadata?.recoveryAttempts === "number";
+  if (!managed) return null;
+  return run.cancelRequestedAt === null ? "requeue" : "explicit";
 }
+
+/** Whether the Requeue buttons (one run, or a selection) apply: no explicit confirmation needed. */
+export const isRequeueEligible = (run: RequeueFacts): boolean => requeueKind(run) === "requeue";
 
 export function isCancellable(run: Pick<Run, "status">): boolean {
   return CANCELLABLE_STATUSES.includes(run.status);
