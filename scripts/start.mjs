@@ -9,21 +9,6 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" };
-const webPort = env.OAH_WEB_PORT?.trim() || "3000";
-const webHost = env.OAH_WEB_HOST?.trim() || "127.0.0.1";
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-if (!/^\d+$/.test(webPort) || Number(webPort) > 65535) {
-  console.error(`OAH_WEB_PORT must be a port number, got "${webPort}"`);
-  process.exit(1);
-}
-if (!LOOPBACK.has(webHost) && !env.OAH_API_TOKEN?.trim()) {
-  // As oah-api does: a console reachable from other machines must ask for the token.
-  console.error(
-    `OAH_WEB_HOST=${webHost} is not a loopback address: set OAH_API_TOKEN so that the console asks for it`,
-  );
-  process.exit(1);
-}
 
 const build = spawnSync("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
   cwd: root,
@@ -99,20 +84,20 @@ const apiListening = listening[1].replace(/\/$/, "");
 const apiUrl =
   env.OAH_API_URL?.trim() || apiListening.replace(/\/\/(0\.0\.0\.0|\[::\])(?=[:/]|$)/, "//127.0.0.1");
 
-const web = spawn(
-  process.execPath,
-  [`${root}node_modules/next/dist/bin/next`, "start", "--port", webPort, "--hostname", webHost],
-  { cwd: `${root}apps/web`, stdio: ["inherit", "pipe", "pipe"], env: { ...env, OAH_API_URL: apiUrl } },
-);
+// The console's own server keeps its rules (loopback without a token, its headers, its limits).
+const web = spawn(process.execPath, ["scripts/serve.mjs"], {
+  cwd: `${root}apps/web`,
+  stdio: ["inherit", "pipe", "pipe"],
+  env: { ...env, OAH_API_URL: apiUrl },
+});
 track("console", web);
-await watch(web, /Ready in|started server|Local:/i);
+const consoleListening = (await watch(web, /console listening on (http:\/\/\S+)/))[1];
 
-const shownHost = webHost.includes(":") && !webHost.startsWith("[") ? `[${webHost}]` : webHost;
 console.log(
   [
     "",
     `  oah-api   ${apiListening}`,
-    `  console   http://${shownHost}:${webPort}${env.OAH_API_TOKEN?.trim() ? "   (sign in with OAH_API_TOKEN)" : ""}`,
+    `  console   ${consoleListening}${env.OAH_API_TOKEN?.trim() ? "   (sign in with OAH_API_TOKEN)" : ""}`,
     "",
   ].join("\n"),
 );

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { freePort, REPO_ROOT, waitFor } from "@oah/testing";
 
 export const WEB_DIR = join(REPO_ROOT, "apps/web");
-const NEXT_BIN = join(REPO_ROOT, "node_modules/next/dist/bin/next");
 
 export interface ConsoleProcess {
   url: string;
@@ -13,21 +12,24 @@ export interface ConsoleProcess {
   stop(): Promise<void>;
 }
 
-/** `next start` of the built console on a free port of 127.0.0.1, with the given environment. */
+/** The built console (its own server, scripts/serve.mjs) on a free port of 127.0.0.1, with the given environment. */
 export async function startConsole(env: Record<string, string>): Promise<ConsoleProcess> {
   if (!existsSync(join(WEB_DIR, ".next/BUILD_ID"))) {
     throw new Error("the console is not built (apps/web/.next is missing): run `npx turbo run build` first");
   }
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [NEXT_BIN, "start", "--port", String(port), "--hostname", "127.0.0.1"],
-    {
-      cwd: WEB_DIR,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+  const child = spawn(process.execPath, [join(WEB_DIR, "scripts/serve.mjs")], {
+    cwd: WEB_DIR,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NEXT_TELEMETRY_DISABLED: "1",
+      OAH_WEB_HOST: "127.0.0.1",
+      OAH_WEB_PORT: String(port),
+      ...env,
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();

@@ -74,6 +74,41 @@ test.describe("with a token", () => {
     await expect(page).toHaveURL(/\/sign-in/);
   });
 
+  test("after sign-in the console returns only to its own pages: a tab-smuggled address goes home", async ({
+    page,
+  }) => {
+    await page.goto(`${web.url}/sign-in?next=${encodeURIComponent("/storage?status=failed")}`);
+    await page.getByLabel("API token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${web.url}/storage?status=failed`);
+    // Signed in, the sign-in page sends the operator on by itself: never off-site.
+    for (const next of ["/%09/evil.example", "//evil.example", "/%5Cevil.example", "https://evil.example/"]) {
+      await page.goto(`${web.url}/sign-in?next=${next}`);
+      await expect(page).toHaveURL(`${web.url}/storage`);
+    }
+  });
+
+  test("guessing the token is slowed down per address: past ten refusals even the right one waits", async ({
+    playwright,
+  }) => {
+    // A console of its own: its refusals must not slow the other tests down (same address).
+    const guarded = await startConsole({ OAH_API_URL: api.url, OAH_API_TOKEN: token });
+    const client = await playwright.request.newContext({ baseURL: guarded.url, maxRedirects: 0 });
+    try {
+      const signIn = async (value: string) => {
+        const res = await client.post("/api/auth/sign-in", { form: { token: value, next: "/storage" } });
+        return new URL(res.headers().location ?? "", guarded.url).searchParams.get("error");
+      };
+      const answers: (string | null)[] = [];
+      for (let i = 0; i < 12; i++) answers.push(await signIn(`${token.slice(0, -1)}${i % 10}x`));
+      expect(answers).toEqual([...Array(10).fill("refused"), "slow", "slow"]);
+      expect(await signIn(token)).toBe("slow");
+    } finally {
+      await client.dispose();
+      await guarded.stop();
+    }
+  });
+
   test("a session the API no longer accepts goes back to sign-in", async ({ page, context }) => {
     await context.addCookies([
       {

@@ -1,8 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type ApiContext, appRouter, createCaller, matchRoute, toApiError } from "@oah/api";
+import {
+  type ApiContext,
+  appRouter,
+  bodyIsNotJson,
+  createCaller,
+  matchRoute,
+  originRefusal,
+  toApiError,
+} from "@oah/api";
 import { OahError } from "@oah/core";
 import type { Logger, RunEngine } from "@oah/engine";
-import { type Metrics, serveProbe, tokenMatches } from "@oah/runtime";
+import { authRefusal, BearerAuth, type Metrics, serveProbe } from "@oah/runtime";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 
 export interface ServerOptions {
@@ -43,10 +51,6 @@ async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
-  const type = req.headers["content-type"];
-  if (type && !/^application\/json\b/i.test(type)) {
-    throw new OahError("unsupported_media_type", "the request body must be application/json");
-  }
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
@@ -60,6 +64,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
  */
 export function createApiServer(options: ServerOptions): Server {
   const { engine, metrics, logger, apiToken } = options;
+  const auth = apiToken ? new BearerAuth(apiToken) : null;
   const context: ApiContext = { engine };
   const caller = createCaller(context);
   const trpc = createHTTPHandler({
@@ -75,20 +80,33 @@ export function createApiServer(options: ServerOptions): Server {
     url: URL,
   ): Promise<{ route: string; status: number }> {
     const path = url.pathname;
+    const refused = (
+      code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
+      message: string,
+    ) => ({ route: code, status: sendError(res, new OahError(code, message)) });
+    const foreign = apiToken ? null : originRefusal(req.headers);
+    if (foreign) return refused("forbidden_origin", foreign);
+    if (req.method === "POST" && bodyIsNotJson(req.headers)) {
+      return refused("unsupported_media_type", "the request body must be application/json");
+    }
     const probe = await serveProbe(req, res, path, {
       metrics,
-      apiToken,
+      auth,
       isReady: async () =>
         options.isAccepting() && engine.ready && (await engine.store.ping().then(() => true)),
     });
     if (probe !== null) return { route: path, status: probe };
-    if (apiToken && !tokenMatches(req.headers.authorization, apiToken)) {
-      const status = sendError(res, new OahError("unauthorized", "a valid bearer token is required"), {
-        "www-authenticate": 'Bearer realm="oah"',
-      });
-      return { route: "unauthorized", status };
+    const outcome = auth?.check(req) ?? { ok: true };
+    if (!outcome.ok) {
+      const refusal = authRefusal(outcome);
+      sendJson(res, refusal.status, refusal.body, refusal.headers);
+      return { route: refusal.body.error.code, status: refusal.status };
     }
     if (path.startsWith("/trpc/")) {
+      if (req.method !== "GET" && req.method !== "POST") {
+        const error = new OahError("method_not_allowed", `${req.method} is not allowed on ${path}`);
+        return { route: "/trpc", status: sendError(res, error, { allow: "GET, POST" }) };
+      }
       await trpc(req, res);
       return { route: "/trpc", status: res.statusCode };
     }

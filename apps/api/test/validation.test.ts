@@ -1,4 +1,4 @@
-import { sessionRuns, submit } from "@oah/testing";
+import { rawRequest, sessionRuns, submit } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -15,6 +15,13 @@ describe("bad input is refused with a 4xx and a code, and changes nothing", () =
 
   const post = (path: string, body: unknown, headers?: Record<string, string>) =>
     t.client.request<ErrorBody>("POST", path, body, headers);
+  /** Exactly these headers: no content type unless given, and `Host` as a browser would send it. */
+  const raw = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+    const res = await rawRequest(`${t.api.url}${path}`, { method, headers, body });
+    return { status: res.status, body: JSON.parse(res.text) as ErrorBody };
+  };
+  const submission = JSON.stringify({ input: { steps: [{ type: "shell", command: "touch pwned" }] } });
+  const host = () => new URL(t.api.url).host;
 
   const cases: [string, () => Promise<{ status: number; body: ErrorBody }>, number, string, RegExp][] = [
     [
@@ -97,6 +104,74 @@ describe("bad input is refused with a 4xx and a code, and changes nothing", () =
       415,
       "unsupported_media_type",
       /application\/json/,
+    ],
+    [
+      "a body with no content type (a page's no-cors fetch or sendBeacon of a Blob)",
+      () => raw("POST", "/api/v1/sessions/bad-1/runs", { host: host() }, submission),
+      415,
+      "unsupported_media_type",
+      /application\/json/,
+    ],
+    [
+      "a tRPC mutation with no content type",
+      () =>
+        raw(
+          "POST",
+          "/trpc/runs.submit",
+          { host: host() },
+          JSON.stringify({ sessionId: "bad-1", input: { steps: [] } }),
+        ),
+      415,
+      "unsupported_media_type",
+      /application\/json/,
+    ],
+    [
+      "a request from a page of another site",
+      () =>
+        raw(
+          "POST",
+          "/api/v1/sessions/bad-1/runs",
+          { host: host(), origin: "http://evil.example", "content-type": "application/json" },
+          submission,
+        ),
+      403,
+      "forbidden_origin",
+      /web pages/,
+    ],
+    [
+      "a request a browser marks cross-site",
+      () => raw("GET", "/api/v1/sessions/bad-1/runs", { host: host(), "sec-fetch-site": "cross-site" }),
+      403,
+      "forbidden_origin",
+      /web pages/,
+    ],
+    [
+      "a request addressed to another name (DNS rebinding)",
+      () =>
+        raw(
+          "POST",
+          "/api/v1/sessions/bad-1/runs",
+          { host: `evil.example:${new URL(t.api.url).port}`, "content-type": "application/json" },
+          submission,
+        ),
+      403,
+      "forbidden_origin",
+      /loopback name only/,
+    ],
+    [
+      "a tRPC call with a method tRPC does not take",
+      () => raw("PUT", "/trpc/runs.submit", { host: host(), "content-type": "application/json" }, "{}"),
+      405,
+      "method_not_allowed",
+      /PUT/,
+    ],
+    ["TRACE", () => raw("TRACE", "/trpc/runs.get", { host: host() }), 405, "method_not_allowed", /TRACE/],
+    [
+      "a CORS preflight",
+      () => raw("OPTIONS", "/api/v1/sessions/bad-1/runs", { host: host(), origin: `http://${host()}` }),
+      405,
+      "method_not_allowed",
+      /OPTIONS/,
     ],
     [
       "an oversize body",

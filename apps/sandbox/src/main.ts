@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import {
+  BearerAuth,
   createHostLogger,
   createMetrics,
   exitWith,
@@ -45,12 +46,13 @@ async function main(): Promise<void> {
   });
   const { engine, store } = runtime;
 
+  const auth = config.apiToken ? new BearerAuth(config.apiToken) : null;
   let accepting = false;
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     serveProbe(req, res, path, {
       metrics,
-      apiToken: config.apiToken,
+      auth,
       isReady: async () => accepting && engine.ready && (await store.ping().then(() => true)),
     })
       .then((status) => {

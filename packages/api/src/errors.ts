@@ -62,11 +62,13 @@ export function toApiError(error: unknown): ApiError {
 const STATUS_TO_TRPC: Record<number, TRPCError["code"]> = {
   400: "BAD_REQUEST",
   401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
   404: "NOT_FOUND",
   405: "METHOD_NOT_SUPPORTED",
   409: "CONFLICT",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "TOO_MANY_REQUESTS",
   503: "SERVICE_UNAVAILABLE",
 };
 

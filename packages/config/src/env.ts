@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import {
   claimAheadPolicy,
   HOOK_EVENTS,
+  isVariedSecret,
   RECOVERY_STRATEGIES,
   type RecoveryStrategy,
   type StepLimits,
@@ -57,7 +58,13 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/)
     .default("oah"),
-  OAH_API_TOKEN: z.string().min(16, { error: "OAH_API_TOKEN must be at least 16 characters" }).optional(),
+  OAH_API_TOKEN: z
+    .string()
+    .refine((token) => isVariedSecret(token), {
+      error:
+        "OAH_API_TOKEN must be at least 32 characters, at least 8 of them different (e.g. openssl rand -hex 32)",
+    })
+    .optional(),
   OAH_SESSION_LOCK_TTL_MS: int(1_000).default(30_000),
   OAH_RUN_HEARTBEAT_INTERVAL_MS: int(100).default(5_000),
   OAH_STALE_RUN_AFTER_MS: int(1_000).optional(),

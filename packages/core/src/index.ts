@@ -1,3 +1,4 @@
+export * from "./attempt-limit";
 export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";

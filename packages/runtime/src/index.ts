@@ -1,8 +1,9 @@
+export { type AuthOutcome, BearerAuth, sameSecret } from "./bearer-auth";
 export { createExecutors, createHookRunner } from "./executors";
 export { type HostProcessOptions, runHostProcess } from "./host-process";
 export { createHostLogger, exitWith, loadHostConfig, openRuntime } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";
-export { type ProbeOptions, serveProbe, tokenMatches } from "./probes";
+export { authRefusal, type ProbeOptions, serveProbe } from "./probes";
 export { connectRedis } from "./redis-connection";
 export {
   createRuntime,

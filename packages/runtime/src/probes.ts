@@ -1,20 +1,38 @@
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthOutcome, BearerAuth } from "./bearer-auth";
 import type { Metrics } from "./metrics";
 
 export interface ProbeOptions {
   metrics: Metrics;
   /** Ready to serve: started, not draining, and the store answers. */
   isReady: () => Promise<boolean>;
-  apiToken: string | undefined;
+  /** The bearer check of /metrics; null without OAH_API_TOKEN. */
+  auth: BearerAuth | null;
 }
 
-export function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer (.+)$/i.exec(header ?? "");
-  if (!match) return false;
-  const given = Buffer.from(match[1]!);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** The answer to a refused bearer check: 401 with the challenge, or 429 with when to come back. */
+export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): {
+  status: number;
+  body: { error: { code: string; message: string } };
+  headers: Record<string, string>;
+} {
+  if (outcome.status === 429) {
+    return {
+      status: 429,
+      body: {
+        error: {
+          code: "too_many_attempts",
+          message: `too many failed attempts from this address: try again in ${outcome.retryAfterSeconds} s`,
+        },
+      },
+      headers: { "retry-after": String(outcome.retryAfterSeconds) },
+    };
+  }
+  return {
+    status: 401,
+    body: { error: { code: "unauthorized", message: "a valid bearer token is required" } },
+    headers: { "www-authenticate": 'Bearer realm="oah"' },
+  };
 }
 
 function json(
@@ -47,14 +65,11 @@ export async function serveProbe(
     return ready ? 200 : 503;
   }
   if (path !== "/metrics") return null;
-  if (options.apiToken && !tokenMatches(req.headers.authorization, options.apiToken)) {
-    json(
-      res,
-      401,
-      { error: { code: "unauthorized", message: "a valid bearer token is required" } },
-      { "www-authenticate": 'Bearer realm="oah"' },
-    );
-    return 401;
+  const outcome = options.auth?.check(req) ?? { ok: true };
+  if (!outcome.ok) {
+    const refusal = authRefusal(outcome);
+    json(res, refusal.status, refusal.body, refusal.headers);
+    return refusal.status;
   }
   const text = await options.metrics.registry.metrics();
   res.writeHead(200, { "content-type": options.metrics.registry.contentType });

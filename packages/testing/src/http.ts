@@ -1,3 +1,5 @@
+import { request as httpRequest } from "node:http";
+
 /** A small JSON client for the API under test. */
 export class ApiClient {
   constructor(
@@ -46,4 +48,40 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/**
+ * One request with exactly the headers given (fetch adds its own, and refuses `Host`):
+ * what a browser, a proxy or an attacker sends, header by header.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: options.method ?? "GET", headers: options.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
 }

@@ -1,5 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
+/** Set by the console's server (scripts/serve.mjs) to the address of the client's connection. */
+export const CLIENT_ADDRESS_HEADER = "x-oah-client-address";
+
 /** The cookie that carries the operator's API token: httpOnly, SameSite=strict, never readable by scripts. */
 export const TOKEN_COOKIE = "oah_console_token";
 

@@ -7,6 +7,7 @@ const RPC_CODES: Record<number, { code: number; name: string }> = {
   403: { code: -32003, name: "FORBIDDEN" },
   404: { code: -32004, name: "NOT_FOUND" },
   405: { code: -32005, name: "METHOD_NOT_SUPPORTED" },
+  413: { code: -32013, name: "PAYLOAD_TOO_LARGE" },
   415: { code: -32015, name: "UNSUPPORTED_MEDIA_TYPE" },
   502: { code: -32603, name: "BAD_GATEWAY" },
   504: { code: -32603, name: "GATEWAY_TIMEOUT" },
@@ -28,13 +29,15 @@ export function sessionToken(request: NextRequest): string | undefined {
 }
 
 /**
- * Refuses requests started by another site: browsers send `Sec-Fetch-Site`, and `Origin` on
- * every non-GET request. The SameSite=strict cookie already keeps the token out of such requests;
- * this also protects the console that runs without a token.
+ * Refuses requests started by another site: `Sec-Fetch-Site` says so where the browser sends it
+ * (every current one), else `Origin`, sent with every non-GET request (as `null` by the console's
+ * own pages, whose referrer policy is no-referrer, so it decides only without the first). The
+ * SameSite=strict cookie already keeps the token out of such requests; this also protects the
+ * console that runs without a token.
  */
 export function crossSite(request: NextRequest): boolean {
   const site = request.headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") return true;
+  if (site) return site !== "same-origin" && site !== "none";
   const origin = request.headers.get("origin");
   if (origin && origin !== "null") {
     const host = request.headers.get("host");
@@ -49,17 +52,6 @@ export function crossSite(request: NextRequest): boolean {
   return false;
 }
 
-const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/i;
-
-/**
- * Without a token the console is meant for this machine only (it binds to 127.0.0.1): requests
- * addressed to any other host name are refused, so that a DNS-rebinding page cannot drive it.
- */
-export function foreignHost(request: NextRequest): boolean {
-  if (tokenRequired()) return false;
-  return !LOOPBACK_HOST.test(request.headers.get("host") ?? "");
-}
-
 export type UpstreamAuth = { ok: true; headers: Record<string, string> } | { ok: false };
 
 /** The Authorization header for oah-api: the signed-in operator's token, or none when none is needed. */
@@ -68,6 +60,30 @@ export function upstreamAuth(request: NextRequest): UpstreamAuth {
   const token = sessionToken(request);
   if (!token) return { ok: false };
   return { ok: true, headers: { authorization: `Bearer ${token}` } };
+}
+
+/**
+ * The body of a request, read up to `limit` bytes; null as soon as it is larger (a declared
+ * length is refused before anything is read), so that no body is ever held whole past the limit.
+ */
+export async function readBodyWithin(request: Request, limit: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > limit) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 export interface UpstreamFailure {

@@ -11,6 +11,8 @@ const MESSAGES: Record<string, (api: string) => string> = {
   unreachable: (api) =>
     `The console cannot reach oah-api at ${api}. Start it, or point OAH_API_URL at it, then try again.`,
   expired: () => "oah-api no longer accepts your session's token. Sign in again.",
+  slow: () =>
+    "Too many refused sign-ins from this address: wait a few seconds before the next try (one try comes back every 6 s).",
   mismatch: () =>
     "oah-api refused the token although the console is configured with it: OAH_API_TOKEN differs between the console and the API.",
 };

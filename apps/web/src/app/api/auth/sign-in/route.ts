@@ -1,9 +1,19 @@
+// The one value of a workspace package the console runs: pure, with no import of its own.
+import { AttemptLimiter } from "@oah/core/attempt-limit";
 import { type NextRequest, NextResponse } from "next/server";
 import { safeNextPath } from "@/lib/next-path";
-import { matchesConfiguredToken, TOKEN_COOKIE, tokenRequired } from "@/lib/server-config";
-import { crossSite, fetchUpstream, isFailure } from "@/lib/upstream";
+import {
+  CLIENT_ADDRESS_HEADER,
+  matchesConfiguredToken,
+  TOKEN_COOKIE,
+  tokenRequired,
+} from "@/lib/server-config";
+import { crossSite, fetchUpstream, isFailure, readBodyWithin } from "@/lib/upstream";
 
 export const dynamic = "force-dynamic";
+
+/** Refused sign-ins of this console process, by client address (FAILED_AUTH_POLICY). */
+const attempts = new AttemptLimiter();
 
 /**
  * A redirect by path alone: the browser stays on the host it used (Next.js may see itself as
@@ -23,13 +33,22 @@ function back(params: Record<string, string>): NextResponse {
  */
 export async function POST(request: NextRequest): Promise<Response> {
   if (crossSite(request)) return new Response("requests from other sites are refused", { status: 403 });
-  const form = await request.formData().catch(() => null);
-  const next = safeNextPath(String(form?.get("next") ?? ""));
+  // A sign-in form is a few hundred bytes: nothing larger is read.
+  const text = await readBodyWithin(request, 16_384);
+  if (text === null) return new Response("the sign-in form is too large\n", { status: 413 });
+  const form = new URLSearchParams(text);
+  const next = safeNextPath(String(form.get("next") ?? ""));
   if (!tokenRequired()) return seeOther(next);
 
-  const token = String(form?.get("token") ?? "").trim();
-  if (token === "" || token.length > 4096 || /[\s;,]/.test(token)) return back({ error: "refused", next });
-  if (!matchesConfiguredToken(token)) return back({ error: "refused", next });
+  // Guessing is slowed per client address (the console's server tells it): past the burst, a try
+  // is refused before its token is even compared.
+  const client = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+  if (attempts.retryAfterMs(client) > 0) return back({ error: "slow", next });
+  const token = String(form.get("token") ?? "").trim();
+  if (token === "" || token.length > 4096 || /[\s;,]/.test(token) || !matchesConfiguredToken(token)) {
+    attempts.failed(client);
+    return back({ error: "refused", next });
+  }
 
   const answer = await fetchUpstream("/trpc/admin.overview", {
     method: "GET",

@@ -1,8 +1,11 @@
 import type { NextRequest } from "next/server";
 import { TOKEN_COOKIE, tokenRequired } from "@/lib/server-config";
-import { crossSite, fetchUpstream, foreignHost, isFailure, trpcError, upstreamAuth } from "@/lib/upstream";
+import { crossSite, fetchUpstream, isFailure, readBodyWithin, trpcError, upstreamAuth } from "@/lib/upstream";
 
 export const dynamic = "force-dynamic";
+
+/** The largest body forwarded to oah-api: what oah-api itself takes by default (OAH_MAX_BODY_BYTES). */
+const MAX_BODY_BYTES = 1_048_576;
 
 /** Procedure paths as tRPC writes them (`admin.runs`, or several joined by commas when batched). */
 const PROCEDURE_PATH =
@@ -17,9 +20,6 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
   const procedure = path.join("/");
   if (!PROCEDURE_PATH.test(procedure)) return trpcError(404, "not_found", `no procedure ${procedure}`);
   if (crossSite(request)) return trpcError(403, "forbidden", "requests from other sites are refused");
-  if (foreignHost(request)) {
-    return trpcError(403, "forbidden", "without OAH_API_TOKEN the console answers loopback addresses only");
-  }
 
   const auth = upstreamAuth(request);
   if (!auth.ok) return trpcError(401, "unauthorized", "Sign in to the console to use the API.");
@@ -33,7 +33,12 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
       return trpcError(415, "unsupported_media_type", "the request body must be application/json");
     }
     headers["content-type"] = type;
-    body = await request.text();
+    // Read only after the session was checked above, and never past the limit.
+    const text = await readBodyWithin(request, MAX_BODY_BYTES);
+    if (text === null) {
+      return trpcError(413, "payload_too_large", `the request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    body = text;
   }
 
   const upstream = await fetchUpstream(`/trpc/${procedure}${request.nextUrl.search}`, {
