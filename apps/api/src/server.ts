@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import {
   type ApiContext,
+  answerClientError,
   appRouter,
   bodyIsNotJson,
   createCaller,
@@ -130,7 +131,7 @@ export function createApiServer(options: ServerOptions): Server {
     return { route: route.path, status };
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? "/", "http://localhost");
     route(req, res, url)
@@ -153,4 +154,6 @@ export function createApiServer(options: ServerOptions): Server {
         else logger.debug(entry, "request");
       });
   });
+  server.on("clientError", answerClientError);
+  return server;
 }

@@ -1,3 +1,4 @@
+import { findJsonProblem } from "@oah/contract";
 import { OahError } from "@oah/core";
 import type { RunEngine } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
@@ -27,6 +28,23 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Every input, before its schema, whichever protocol it came by: nothing that a store could
+ * not keep and give back exactly (a NUL, a lone surrogate, nesting past the limit; see
+ * findJsonProblem), refused with `invalid_request` naming the field.
+ */
+const exactInput = t.middleware(async ({ getRawInput, next }) => {
+  const raw = await getRawInput();
+  const problem = raw === undefined ? null : findJsonProblem(raw);
+  if (problem) {
+    const path = problem.path.join(".");
+    throw new OahError("invalid_request", path ? `${path}: ${problem.message}` : problem.message, {
+      issues: [{ path, message: problem.message }],
+    });
+  }
+  return next();
+});
+
 export const router = t.router;
-export const procedure = t.procedure.use(domainErrors);
+export const procedure = t.procedure.use(domainErrors).use(exactInput);
 export const createCallerFactory = t.createCallerFactory;

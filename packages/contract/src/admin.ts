@@ -1,6 +1,7 @@
 import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES, type RunStatus } from "@oah/core";
 import { z } from "zod";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
+import { jsonValue, wholeNumber } from "./json";
 import type { Run } from "./run";
 
 /** A multi-valued filter: an array (tRPC), or one comma-separated string (an HTTP query parameter). */
@@ -25,7 +26,7 @@ export const listStorageRunsInput = z.strictObject({
   runId: runIdSchema.optional(),
   createdFrom: isoTime.optional(),
   createdTo: isoTime.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: wholeNumber(1, 200).default(50),
   /** Opaque: the `nextCursor` of the previous page, for the same filters. */
   cursor: z.string().min(1).max(512).optional(),
 });
@@ -94,6 +95,6 @@ export type RequeueItem = RequeueAccepted | RequeueRefused;
 export const submitToolResultInput = z.strictObject({
   runId: runIdSchema,
   name: z.string().min(1).max(128),
-  output: z.json(),
+  output: jsonValue,
 });
 export type SubmitToolResultInput = z.infer<typeof submitToolResultInput>;

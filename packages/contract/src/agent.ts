@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonValue } from "./json";
 
 const toolName = z
   .string()
@@ -9,7 +10,7 @@ export const clientToolSchema = z.strictObject({
   name: toolName.refine((name) => name !== "shell", { error: '"shell" is the built-in shell tool' }),
   description: z.string().max(4096).optional(),
   /** JSON Schema of the arguments, passed to the model as is. */
-  parameters: z.record(z.string(), z.json()).optional(),
+  parameters: z.record(z.string(), jsonValue).optional(),
 });
 
 /** The input of the `agent` executor: one user turn of a conversation that carries over within its session. */

@@ -2,6 +2,8 @@ import { RUN_PRIORITIES } from "@oah/core";
 import { z } from "zod";
 import { agentInputSchema } from "./agent";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
+import { jsonEqual, wholeNumber } from "./json";
+import type { Run } from "./run";
 import { scriptInputSchema } from "./script";
 
 export const EXECUTORS = ["script", "agent"] as const;
@@ -41,6 +43,25 @@ export const submitRunInput = z.preprocess(
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
 
 /**
+ * Whether a submission repeated with the same idempotencyKey asks for the run the first one
+ * made (same executor, input, priority, timeout, workspace and parent): only then is that run
+ * its answer; another body under the same key is a conflict.
+ */
+export function sameSubmission(
+  run: Pick<Run, "executor" | "input" | "priority" | "timeoutMs" | "workspaceId" | "parentRunId">,
+  asked: Pick<Run, "executor" | "input" | "priority" | "timeoutMs" | "workspaceId" | "parentRunId">,
+): boolean {
+  return (
+    run.executor === asked.executor &&
+    run.priority === asked.priority &&
+    run.timeoutMs === asked.timeoutMs &&
+    run.workspaceId === asked.workspaceId &&
+    run.parentRunId === asked.parentRunId &&
+    jsonEqual(run.input, asked.input)
+  );
+}
+
+/**
  * Whether a run would execute commands on a worker host: a shell or hook step, or
  * the agent's shell tool. A host with OAH_SHELL=off refuses such runs at submission.
  */
@@ -55,15 +76,15 @@ export type RunRefInput = z.infer<typeof runRefInput>;
 export const listSessionRunsInput = z.strictObject({
   sessionId: sessionIdSchema,
   /** Position (`seq`) after which to continue, from a previous page's `nextCursor`. */
-  after: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(200),
+  after: wholeNumber(0).optional(),
+  limit: wholeNumber(1, 1000).default(200),
 });
 export type ListSessionRunsInput = z.infer<typeof listSessionRunsInput>;
 
 export const listRunEventsInput = z.strictObject({
   runId: runIdSchema,
   /** Event id after which to continue (for tailing a run). */
-  after: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  after: wholeNumber(0).optional(),
+  limit: wholeNumber(1, 1000).default(1000),
 });
 export type ListRunEventsInput = z.infer<typeof listRunEventsInput>;

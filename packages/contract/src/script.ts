@@ -1,5 +1,6 @@
 import { RUN_ERROR_CODES } from "@oah/core";
 import { z } from "zod";
+import { jsonValue } from "./json";
 
 const DAY_MS = 86_400_000;
 
@@ -40,7 +41,7 @@ export const failStepSchema = z.strictObject({
 
 export const outputStepSchema = z.strictObject({
   type: z.literal("output"),
-  value: z.json(),
+  value: jsonValue,
 });
 
 export const STEP_TYPES = ["sleep", "shell", "wait_tool", "model", "hook", "fail", "output"] as const;

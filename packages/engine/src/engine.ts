@@ -11,7 +11,7 @@ import type {
   StorageRunsPage,
   SubmitRunInput,
 } from "@oah/contract";
-import { runExecutesCommands } from "@oah/contract";
+import { runExecutesCommands, sameSubmission } from "@oah/contract";
 import {
   type ApiErrorCode,
   type ClaimAheadPolicy,
@@ -315,7 +315,7 @@ export class RunEngine {
         "this deployment runs no commands (OAH_SHELL=off): shell and hook steps and the agent's shell tool are refused",
       );
     }
-    const { run, created, queueEntry } = await this.options.store.createRun({
+    const asked = {
       id: newRunId(),
       sessionId: input.sessionId,
       workspaceId: input.workspaceId,
@@ -325,7 +325,15 @@ export class RunEngine {
       input: input.input,
       timeoutMs: input.timeoutMs ?? this.options.runTimeoutMs,
       idempotencyKey: input.idempotencyKey ?? null,
-    });
+    };
+    const { run, created, queueEntry } = await this.options.store.createRun(asked);
+    if (!created && !sameSubmission(run, asked)) {
+      throw new OahError(
+        "idempotency_key_conflict",
+        `idempotencyKey ${JSON.stringify(asked.idempotencyKey)} was used in session ${run.sessionId} for ` +
+          `${run.id}, with another body; use a new key for another run`,
+      );
+    }
     if (created) {
       this.host.observers.runSubmitted?.({ run });
       try {
