@@ -11,7 +11,7 @@ import {
 } from "@oah/api";
 import { OahError } from "@oah/core";
 import type { Logger, RunEngine } from "@oah/engine";
-import { authRefusal, BearerAuth, type Metrics, serveProbe } from "@oah/runtime";
+import { authRefusal, BearerAuth, discardUnreadBody, type Metrics, serveProbe } from "@oah/runtime";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 
 export interface ServerOptions {
@@ -59,6 +59,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
   }
 }
 
+/** The most calls one tRPC batch may hold; more is a 400. */
+export const MAX_BATCH_SIZE = 10;
+
 /**
  * One HTTP server for the whole API: the HTTP paths of SPEC §12 and tRPC at
  * /trpc, both answered by the same router, plus probes and metrics.
@@ -72,6 +75,8 @@ export function createApiServer(options: ServerOptions): Server {
     router: appRouter,
     basePath: "/trpc/",
     maxBodySize: options.maxBodyBytes,
+    // A batch is as much work as its calls: a few at a time (the console sends none).
+    maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => context,
   });
 
@@ -119,8 +124,12 @@ export function createApiServer(options: ServerOptions): Server {
       };
     }
     if (match.kind === "method_not_allowed") {
+      // Labelled by the refusal, never by the path a client made up (metrics stay bounded).
       const error = new OahError("method_not_allowed", `${req.method} is not allowed on ${path}`);
-      return { route: path, status: sendError(res, error, { allow: match.allowed.join(", ") }) };
+      return {
+        route: "method_not_allowed",
+        status: sendError(res, error, { allow: match.allowed.join(", ") }),
+      };
     }
     const { route } = match;
     const body = req.method === "POST" ? await readBody(req, options.maxBodyBytes) : undefined;
@@ -136,16 +145,14 @@ export function createApiServer(options: ServerOptions): Server {
     const url = new URL(req.url ?? "/", "http://localhost");
     route(req, res, url)
       .catch((error: unknown) => {
-        // A refused oversize body is left unread: close the connection rather than drain it.
-        const tooLarge = error instanceof OahError && error.code === "payload_too_large";
-        const status = res.headersSent
-          ? res.statusCode
-          : sendError(res, error, tooLarge ? { connection: "close" } : {});
+        const status = res.headersSent ? res.statusCode : sendError(res, error);
         if (status >= 500)
           logger.error({ err: error, method: req.method, path: url.pathname }, "request failed");
         return { route: "error", status };
       })
       .then((done) => {
+        // A refusal left the body unread: take it in (and drop it) so that the client reads its answer.
+        discardUnreadBody(req);
         const { status } = done;
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);

@@ -92,6 +92,16 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
     }
     expect(seen.map((r) => r.id)).toEqual([...seen.map((r) => r.id)].sort().reverse());
     expect(new Set(seen.map((r) => r.id)).size).toBe(5);
+    // Summaries: the list never carries runs' inputs and outputs (the run's own endpoint has them).
+    for (const item of seen) {
+      expect(item).not.toHaveProperty("input");
+      expect(item).not.toHaveProperty("output");
+      expect(item).toMatchObject({
+        workspaceId: "adm-ws",
+        status: expect.any(String),
+        metadata: expect.any(Object),
+      });
+    }
 
     const byState = await t.client.get<StorageRunsPage>(
       "/api/v1/storage/runs?status=failed,cancelled&errorCode=worker_recovery_failed,tool_failed",

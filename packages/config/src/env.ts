@@ -112,6 +112,7 @@ const envSchema = z.object({
   OAH_STEP_MAX_FILE_BYTES: int(65_536).default(1_073_741_824),
   OAH_STEP_CPU_SECONDS: int(1).default(600),
   OAH_STEP_MEMORY_BYTES: int(16_777_216).default(2_147_483_648),
+  OAH_STEP_MAX_OUTPUT_BYTES: int(1_048_576).default(104_857_600),
 });
 
 export interface OahConfig {
@@ -259,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         maxFileBytes: e.OAH_STEP_MAX_FILE_BYTES,
         cpuSeconds: e.OAH_STEP_CPU_SECONDS,
         memoryBytes: e.OAH_STEP_MEMORY_BYTES,
+        maxOutputBytes: e.OAH_STEP_MAX_OUTPUT_BYTES,
       },
     },
   };

@@ -24,6 +24,7 @@ describe("loadConfig", () => {
           maxFileBytes: 1_073_741_824,
           cpuSeconds: 600,
           memoryBytes: 2_147_483_648,
+          maxOutputBytes: 104_857_600,
         },
       },
     });

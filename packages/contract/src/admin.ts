@@ -2,7 +2,7 @@ import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES, type RunStatus } from "
 import { z } from "zod";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { jsonValue, wholeNumber } from "./json";
-import type { Run } from "./run";
+import type { RunSummary } from "./run";
 
 /** A multi-valued filter: an array (tRPC), or one comma-separated string (an HTTP query parameter). */
 function listOf<T extends z.ZodType>(item: T) {
@@ -36,7 +36,7 @@ export type ListStorageRunsInput = z.infer<typeof listStorageRunsInput>;
 export type StorageRunFilters = Omit<ListStorageRunsInput, "limit" | "cursor">;
 
 export interface StorageRunsPage {
-  items: Run[];
+  items: RunSummary[];
   nextCursor: string | null;
   appliedFilters: StorageRunFilters;
 }

@@ -38,6 +38,12 @@ export interface Run {
   metadata: RunMetadata;
 }
 
+/**
+ * A run without its input and output, as lists of many runs carry it (the storage list):
+ * a run's own endpoint has them.
+ */
+export type RunSummary = Omit<Run, "input" | "output">;
+
 export interface RunEvent {
   id: number;
   runId: string;

@@ -8,4 +8,6 @@ export interface StepLimits {
   cpuSeconds: number;
   /** Data (heap and private writable memory) of each process. */
   memoryBytes: number;
+  /** Output (stdout and stderr) of the whole command: past it the command is stopped. */
+  maxOutputBytes: number;
 }

@@ -12,7 +12,7 @@ import {
   type SandboxedCommands,
   SandboxUnavailable,
 } from "../src";
-import { createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
+import { BOUNDS, createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
 
 let t: TestRoot;
 let sandbox: SandboxedCommands;
@@ -21,7 +21,7 @@ let host: HostCommands;
 beforeAll(async () => {
   t = await createTestRoot();
   sandbox = await openSandbox(t);
-  host = new HostCommands(t.root, { maxOutputBytes: 1024, killGraceMs: 1_000 });
+  host = new HostCommands(t.root, BOUNDS);
 });
 afterAll(() => t?.remove());
 
@@ -64,6 +64,14 @@ describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (whi
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect(r.aborted).toBe(true);
     expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("stops a command that writes more than a step may, reading it without keeping it", async () => {
+    const r = await run(runner(), t, "yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    expect(r).toMatchObject({ outputExceeded: true, timedOut: false });
+    expect(r.stdout).toHaveLength(BOUNDS.maxOutputBytes);
+    expect(r.stdout.length + r.truncatedBytes).toBeGreaterThan(LIMITS.maxOutputBytes);
+    expect(r.durationMs).toBeLessThan(3_000);
   });
 
   it("SIGKILLs what ignores SIGTERM after the grace period", async () => {

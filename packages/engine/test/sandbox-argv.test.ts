@@ -7,7 +7,7 @@ const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
   workspace: { fd: 3, path: "/srv/oah/.openharness/workspaces/ws" },
   hidden: ["/srv/oah/.openharness", "/srv/oah/.openharness/workspaces"],
   network: true,
-  limits: { maxProcs: 256, maxFileBytes: 1024, cpuSeconds: 60, memoryBytes: 4096 },
+  limits: { maxProcs: 256, maxFileBytes: 1024, cpuSeconds: 60, memoryBytes: 4096, maxOutputBytes: 8192 },
   command: "echo 'hi'; exit 3",
   ...over,
 });

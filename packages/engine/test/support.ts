@@ -14,6 +14,14 @@ export const LIMITS = {
   maxFileBytes: 1_048_576,
   cpuSeconds: 60,
   memoryBytes: 1_073_741_824,
+  maxOutputBytes: 1_048_576,
+};
+
+/** What each runner of the tests keeps, and where it stops a command. */
+export const BOUNDS = {
+  maxOutputBytes: 1024,
+  stopAfterOutputBytes: LIMITS.maxOutputBytes,
+  killGraceMs: 1_000,
 };
 
 /** A workspace root of the test's own, with a data directory beside it that commands must not see. */
@@ -40,7 +48,7 @@ export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): P
     user: "nobody",
     network: true,
     limits: LIMITS,
-    bounds: { maxOutputBytes: 1024, killGraceMs: 1_000 },
+    bounds: BOUNDS,
     liveness: null,
     logger: silentLogger,
     ...over,

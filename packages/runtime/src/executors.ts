@@ -44,7 +44,11 @@ export async function openCommandRunner(
   liveness: Liveness | null,
   logger: Logger,
 ): Promise<CommandRunner | null> {
-  const bounds = { maxOutputBytes: OUTPUT_LIMIT, killGraceMs: KILL_GRACE_MS };
+  const bounds = {
+    maxOutputBytes: OUTPUT_LIMIT,
+    stopAfterOutputBytes: config.sandbox.limits.maxOutputBytes,
+    killGraceMs: KILL_GRACE_MS,
+  };
   if (config.shell === "unsafe-host") {
     logger.warn(
       {},

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { Logger } from "@oah/engine";
 import { exitWith } from "./host-startup";
 import type { Runtime } from "./runtime";
+import { boundServer } from "./server-bounds";
 
 export interface HostProcessOptions {
   name: string;
@@ -49,6 +50,7 @@ export async function runHostProcess(options: HostProcessOptions): Promise<void>
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
 
+  boundServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());

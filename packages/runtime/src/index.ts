@@ -13,3 +13,4 @@ export {
   RuntimeError,
   type RuntimeOptions,
 } from "./runtime";
+export { boundServer, discardUnreadBody, SERVER_BOUNDS, type ServerBounds } from "./server-bounds";

@@ -1,4 +1,4 @@
-import type { ExecutorName, Run, RunEvent, RunStep } from "@oah/contract";
+import type { ExecutorName, Run, RunEvent, RunStep, RunSummary } from "@oah/contract";
 import type {
   QueueEntry,
   RecoveryState,
@@ -10,10 +10,13 @@ import type {
   StepStatus,
 } from "@oah/core";
 
-export const RUN_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor, input, output,
+/** Every column of a run but its input and output: what lists of many runs read (RunSummary). */
+export const SUMMARY_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
   timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, metadata,
   idempotency_key, updated_at`;
+
+export const RUN_COLUMNS = `${SUMMARY_COLUMNS}, input, output`;
 
 export interface RunRow {
   id: string;
@@ -75,6 +78,10 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
 export function decodeRun(row: RunRow, json: DecodeJson): Run {
+  return { ...decodeRunSummary(row, json), input: json(row.input), output: json(row.output) ?? null };
+}
+
+export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, json: DecodeJson): RunSummary {
   return {
     id: row.id,
     sessionId: row.session_id,
@@ -83,8 +90,6 @@ export function decodeRun(row: RunRow, json: DecodeJson): Run {
     parentRunId: row.parent_run_id,
     priority: row.priority as RunPriority,
     executor: row.executor as ExecutorName,
-    input: json(row.input),
-    output: json(row.output) ?? null,
     status: row.status as RunStatus,
     errorCode: row.error_code,
     errorMessage: row.error_message,

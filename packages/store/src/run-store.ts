@@ -1,4 +1,4 @@
-import type { ExecutorName, Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
+import type { ExecutorName, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
 import type {
   ActiveStatus,
   QueueEntry,
@@ -194,7 +194,7 @@ export interface RunStore {
    */
   requeueRuns(runIds: readonly string[], request: ManualRequeueRequest): Promise<ManualRequeueOutcome[]>;
 
-  listRuns(query: StorageRunQuery): Promise<Run[]>;
+  listRuns(query: StorageRunQuery): Promise<RunSummary[]>;
   overview(): Promise<StorageOverview>;
   /** The statuses of these runs (absent: unknown), for dropping queue entries of finished runs. */
   statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>>;

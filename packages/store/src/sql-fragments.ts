@@ -1,9 +1,11 @@
 import { ACTIVE_STATUSES, type RunStatus } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
-import { RUN_COLUMNS } from "./rows";
+import { RUN_COLUMNS, SUMMARY_COLUMNS } from "./rows";
 
 /** Every column of a run, as the store's queries select and return them. */
 export const runColumns = sql.raw(RUN_COLUMNS);
+/** Every column but the input and output (RunSummary). */
+export const summaryColumns = sql.raw(SUMMARY_COLUMNS);
 
 /**
  * Statuses inlined as literals, not parameters: SQLite uses a partial index only

@@ -1,4 +1,4 @@
-import type { Run, RunEvent, RunStep, StorageOverview } from "@oah/contract";
+import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
 import {
   type ActiveStatus,
   checkManualRequeue,
@@ -17,6 +17,7 @@ import { GroupCommit } from "./group-commit";
 import {
   decodeEvent,
   decodeRun,
+  decodeRunSummary,
   decodeStep,
   type EventRow,
   entryOf,
@@ -44,7 +45,7 @@ import type {
   ToolResultTake,
 } from "./run-store";
 import { encodeJson, Rollback, type SqlClient } from "./sql/client";
-import { ACTIVE, runColumns, statusOfRuns, UNFINISHED } from "./sql-fragments";
+import { ACTIVE, runColumns, statusOfRuns, summaryColumns, UNFINISHED } from "./sql-fragments";
 import {
   endEvent,
   type FinishTransition,
@@ -484,7 +485,7 @@ export class SqlRunStore implements RunStore {
     });
   }
 
-  async listRuns(query: StorageRunQuery): Promise<Run[]> {
+  async listRuns(query: StorageRunQuery): Promise<RunSummary[]> {
     const where: SQL[] = [];
     const anyOf = (column: string, values: readonly string[] | undefined) => {
       if (!values || values.length === 0) return;
@@ -504,9 +505,9 @@ export class SqlRunStore implements RunStore {
     if (query.createdTo !== undefined) where.push(sql`created_at < ${query.createdTo}`);
     if (query.after) where.push(sql`(created_at, id) < (${query.after.createdAt}, ${query.after.id})`);
     const filter = where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``;
-    const rows = await this.db.all<RunRow>(sql`SELECT ${runColumns} FROM runs ${filter}
+    const rows = await this.db.all<RunRow>(sql`SELECT ${summaryColumns} FROM runs ${filter}
       ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`);
-    return rows.map((r) => this.run(r));
+    return rows.map((r) => decodeRunSummary(r, (v) => this.db.decodeJson(v)));
   }
 
   async overview(): Promise<StorageOverview> {

@@ -1,6 +1,6 @@
 "use client";
 
-import type { RequeueItem, Run } from "@oah/contract";
+import type { RequeueItem, RunSummary } from "@oah/contract";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -35,8 +35,8 @@ function SelectAll({
   selected,
   onChange,
 }: {
-  rows: Run[];
-  selected: Map<string, Run>;
+  rows: RunSummary[];
+  selected: Map<string, RunSummary>;
   onChange: (all: boolean) => void;
 }) {
   const ref = useRef<HTMLInputElement>(null);
@@ -57,7 +57,7 @@ function SelectAll({
   );
 }
 
-function RecoveryCell({ run }: { run: Run }) {
+function RecoveryCell({ run }: { run: RunSummary }) {
   const recovery = run.metadata?.recovery;
   return (
     <>
@@ -81,7 +81,7 @@ export function RunsPanel({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [selected, setSelected] = useState<Map<string, Run>>(new Map());
+  const [selected, setSelected] = useState<Map<string, RunSummary>>(new Map());
   const [notice, setNotice] = useState<Notice>(null);
   const [results, setResults] = useState<RequeueItem[] | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -152,15 +152,15 @@ export function RunsPanel({
   );
 
   // The wire type tRPC infers loses RunMetadata's named members (it has an index signature); the
-  // JSON is the API's Run exactly.
-  const rows = (runs.data?.items ?? []) as unknown as Run[];
+  // JSON is the API's RunSummary exactly.
+  const rows = (runs.data?.items ?? []) as unknown as RunSummary[];
   const page = cursors.length;
   const firstRow = (page - 1) * filters.limit + 1;
   const selectedRuns = useMemo(() => [...selected.values()], [selected]);
   const eligibleSelected = selectedRuns.filter(isRequeueEligible).length;
   const exportQuery = filtersToQuery({ ...filters, limit: 50 });
 
-  const toggle = (run: Run, on: boolean) =>
+  const toggle = (run: RunSummary, on: boolean) =>
     setSelected((s) => {
       const next = new Map(s);
       if (on) next.set(run.id, run);

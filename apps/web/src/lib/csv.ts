@@ -1,4 +1,4 @@
-import type { Run } from "@oah/contract";
+import type { RunSummary } from "@oah/contract";
 
 export const CSV_COLUMNS = [
   "id",
@@ -30,7 +30,7 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function csvRow(run: Run): string {
+export function csvRow(run: RunSummary): string {
   const recovery = run.metadata?.recovery;
   const values: Record<(typeof CSV_COLUMNS)[number], unknown> = {
     id: run.id,

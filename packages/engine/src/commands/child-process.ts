@@ -84,14 +84,21 @@ export async function runProcess(
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   exited.catch(() => {});
   const release = child.pid !== undefined ? guard.started?.(child) : undefined;
-  child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
-
   let timedOut = false;
+  let outputExceeded = false;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     if (child.pid !== undefined) stopping ??= guard.stop(child, exited, bounds.killGraceMs);
   };
+  const take = (output: BoundedOutput) => (chunk: Buffer) => {
+    output.push(chunk);
+    if (!outputExceeded && stdout.size + stderr.size > bounds.stopAfterOutputBytes) {
+      outputExceeded = true;
+      stop();
+    }
+  };
+  child.stdout!.on("data", take(stdout));
+  child.stderr!.on("data", take(stderr));
   const timer = setTimeout(() => {
     timedOut = true;
     stop();
@@ -127,6 +134,7 @@ export async function runProcess(
       stderr: stderr.text(),
       truncatedBytes: stdout.dropped + stderr.dropped,
       timedOut,
+      outputExceeded,
       aborted: request.signal.aborted,
       durationMs: Date.now() - started,
     };

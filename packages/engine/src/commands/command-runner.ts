@@ -11,6 +11,8 @@ export interface CommandResult extends CommandOutput {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Stopped for writing more than `CommandBounds.stopAfterOutputBytes`. */
+  outputExceeded: boolean;
   aborted: boolean;
   durationMs: number;
 }
@@ -48,8 +50,10 @@ export const shellDisabled = (): RunFailure =>
 
 /** What every runner bounds the same way. */
 export interface CommandBounds {
-  /** Bytes kept of each of stdout and stderr; the rest is counted, not kept. */
+  /** Bytes kept of each of stdout and stderr; the rest is counted and dropped as it arrives. */
   maxOutputBytes: number;
+  /** A command that writes more than this in all (OAH_STEP_MAX_OUTPUT_BYTES) is stopped. */
+  stopAfterOutputBytes: number;
   /** Between SIGTERM and SIGKILL when a command is stopped. */
   killGraceMs: number;
 }

@@ -81,6 +81,7 @@ export class HookRunner {
       }
       const output = { command, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
       if (result.timedOut) return { output, error: `the hook did not finish within ${limit} ms` };
+      if (result.outputExceeded) return { output, error: "the hook wrote more output than a command may" };
       if (result.exitCode !== 0)
         return { output, error: `the hook exited with ${result.exitCode ?? result.signal}` };
       return { output };

@@ -61,11 +61,16 @@ export async function runShellTool(
   });
   const failure = result.timedOut
     ? new RunFailure("tool_timed_out", `the shell command did not finish within ${limit} ms`)
-    : result.aborted
-      ? null // the run is ending for another reason, which the worker records
-      : result.exitCode !== 0 && !call.allowFailure
-        ? new RunFailure("tool_failed", `the shell command exited with ${result.exitCode ?? result.signal}`)
-        : null;
+    : result.outputExceeded
+      ? new RunFailure(
+          "tool_failed",
+          "the shell command wrote more output than a step may (OAH_STEP_MAX_OUTPUT_BYTES) and was stopped",
+        )
+      : result.aborted
+        ? null // the run is ending for another reason, which the worker records
+        : result.exitCode !== 0 && !call.allowFailure
+          ? new RunFailure("tool_failed", `the shell command exited with ${result.exitCode ?? result.signal}`)
+          : null;
   const failed = failure !== null || result.aborted;
   const record = {
     command: call.command,

@@ -1,0 +1,93 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Socket } from "node:net";
+
+/**
+ * What one HTTP server of oah allows its clients (oah-api, a sandbox's probes): a client
+ * that never finishes its headers, trickles its body, or keeps an idle connection is cut
+ * off within seconds, and no address, nor all of them together, can hold more than so
+ * many connections.
+ */
+export interface ServerBounds {
+  headersTimeoutMs: number;
+  /** The whole request, body included. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Of a body left unread by a refusal (401, 413, …), how much is read and dropped before the connection is closed. */
+  maxDiscardBytes: number;
+}
+
+export const SERVER_BOUNDS: ServerBounds = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 4_000,
+  maxConnectionsPerAddress: 500,
+  maxDiscardBytes: 64 * 1024 * 1024,
+};
+
+/**
+ * Applies the bounds to a server. At a connection cap the newcomer is not refused: the
+ * oldest connection with no request being answered (one that never finished its
+ * headers, or an idle keep-alive) makes room, so that a flood of half-open sockets
+ * cannot keep a real client (a health probe) out; only when every connection at the cap
+ * is busy is the newcomer closed.
+ */
+export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS): void {
+  // Read when the server starts listening: how often the timeouts below are enforced (Node: 30 s).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1_000;
+  server.headersTimeout = bounds.headersTimeoutMs;
+  server.requestTimeout = bounds.requestTimeoutMs;
+  server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  const all = new Set<Socket>();
+  const byAddress = new Map<string, Set<Socket>>();
+  const busy = new WeakSet<Socket>();
+  const makeRoom = (sockets: Set<Socket>, newcomer: Socket): boolean => {
+    for (const socket of sockets) {
+      if (socket !== newcomer && !busy.has(socket)) {
+        socket.destroy();
+        return true;
+      }
+    }
+    return false;
+  };
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "unknown";
+    const mine = byAddress.get(address) ?? new Set<Socket>();
+    byAddress.set(address, mine);
+    const full =
+      (mine.size >= bounds.maxConnectionsPerAddress && !makeRoom(mine, socket)) ||
+      (all.size >= bounds.maxConnections && !makeRoom(all, socket));
+    if (full) {
+      socket.destroy();
+      return;
+    }
+    all.add(socket);
+    mine.add(socket);
+    socket.once("close", () => {
+      all.delete(socket);
+      mine.delete(socket);
+      if (mine.size === 0) byAddress.delete(address);
+    });
+  });
+  server.on("request", (req: IncomingMessage, res) => {
+    busy.add(req.socket);
+    res.once("close", () => busy.delete(req.socket));
+  });
+}
+
+/**
+ * After an answer that left the request's body unread (a refusal), reads the rest and
+ * drops it, up to `maxBytes`, so that a client that sends its whole body before it
+ * reads still receives the answer; past that, the connection is closed.
+ */
+export function discardUnreadBody(req: IncomingMessage, maxBytes = SERVER_BOUNDS.maxDiscardBytes): void {
+  if (req.complete || req.readableEnded) return;
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > maxBytes) req.socket.destroy();
+  });
+  req.resume();
+}
