@@ -2,7 +2,7 @@
 // random sandbox is killed (kill -9) every few seconds and replaced; then every
 // run is checked: one terminal status each, FIFO and no overlap per session,
 // nothing lost. Not part of `npm test`; run with `npm run soak -- --minutes 10`.
-import { type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { fuzzApi, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
 import { positiveInteger, positiveNumber, readCommandLine } from "./command-line";
 import { unfinishedRuns } from "./oah";
 
@@ -10,16 +10,20 @@ const USAGE = `Usage: npm run soak -- [options]
 
 A split deployment under continuous load while a random sandbox is killed (kill -9)
 every few seconds and replaced; then every run is checked: one terminal status each,
-in order and without overlap per session, nothing lost. Exits 1 on any problem.
+in order and without overlap per session, nothing lost; then every HTTP path and
+tRPC procedure is fuzzed from its schema (the suite's property test, with many more
+cases and a new seed). Exits 1 on any problem.
 
   --minutes N     how long the load and the kills go on (10)
   --rate N        runs submitted per second (40)
   --sessions N    sessions the runs are spread over (100)
   --sandboxes N   sandboxes kept running (3)
+  --fuzz-runs N   cases per path and property of the fuzzing (300)
+  --seed N        the fuzzing's seed (else a new one, printed)
   -h, --help      this
 `;
 
-const { minutes, ratePerSecond, sessionCount, sandboxCount } = readCommandLine(
+const { minutes, ratePerSecond, sessionCount, sandboxCount, fuzzRuns, seed } = readCommandLine(
   USAGE,
   {
     options: {
@@ -27,6 +31,8 @@ const { minutes, ratePerSecond, sessionCount, sandboxCount } = readCommandLine(
       rate: { type: "string", default: "40" },
       sessions: { type: "string", default: "100" },
       sandboxes: { type: "string", default: "3" },
+      "fuzz-runs": { type: "string", default: "300" },
+      seed: { type: "string" },
     },
   },
   (values) => ({
@@ -34,6 +40,9 @@ const { minutes, ratePerSecond, sessionCount, sandboxCount } = readCommandLine(
     ratePerSecond: positiveNumber("rate", values.rate),
     sessionCount: positiveInteger("sessions", values.sessions),
     sandboxCount: positiveInteger("sandboxes", values.sandboxes),
+    fuzzRuns: positiveInteger("fuzz-runs", values["fuzz-runs"]),
+    seed:
+      values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : positiveInteger("seed", values.seed),
   }),
 );
 
@@ -160,11 +169,18 @@ async function main(): Promise<void> {
       runsPerSecond: Math.round((rows.length / ((Date.now() - started) / 1000)) * 10) / 10,
     };
     log(`figures: ${JSON.stringify(figures)}`);
+    log(`fuzzing every path and procedure: ${fuzzRuns} cases each, seed ${seed}`);
+    for (const finding of await fuzzApi({ url: d.api.url, runs: fuzzRuns, seed })) {
+      problems.push(`fuzz: ${finding.target}: ${finding.property}: ${finding.counterexample}`);
+    }
     if (problems.length > 0) {
       log(`FAILED: ${problems.length} problems\n  ${problems.slice(0, 20).join("\n  ")}`);
       process.exitCode = 1;
     } else {
-      log("OK: every run has one terminal status, sessions ran in order without overlap, nothing was lost");
+      log(
+        "OK: every run has one terminal status, sessions ran in order without overlap, nothing was lost; " +
+          "the fuzzing found nothing",
+      );
     }
   } finally {
     await d.dispose();
