@@ -9,7 +9,7 @@ export interface ApiCliOptions {
 
 export const API_USAGE = `usage: oah-api [--api-only] [--host H] [--port N]
 
-  --api-only   serve the API without workers (needs OAH_REDIS_URL and OAH_DATABASE_URL)
+  --api-only   serve the API without workers (needs OAH_REDIS_URL or OAH_REDIS_CLUSTER_NODES, and OAH_DATABASE_URL)
   --host H     address to bind (OAH_HOST, default 127.0.0.1)
   --port N     port to listen on (OAH_PORT, default 8787)
 

@@ -54,6 +54,27 @@ const envSchema = z.object({
   OAH_DATABASE_URL: text.optional(),
   OAH_DATA_DIR: text.optional(),
   OAH_REDIS_URL: text.optional(),
+  // Ours: a Redis Cluster instead of one server: its nodes, host:port, comma-separated (any of them will do).
+  OAH_REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((value, ctx) => {
+      const nodes = value
+        .split(",")
+        .map((part) => part.trim())
+        .filter(Boolean)
+        .map((part) => {
+          const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(part);
+          if (!match || Number(match[2]) > 65_535) {
+            ctx.addIssue({ code: "custom", message: `"${part}" is not host:port` });
+            return null;
+          }
+          return { host: match[1]!.replace(/^\[|\]$/g, ""), port: Number(match[2]) };
+        });
+      if (nodes.length === 0)
+        ctx.addIssue({ code: "custom", message: "names no node (host:port, comma-separated)" });
+      return nodes.filter((n): n is { host: string; port: number } => n !== null);
+    })
+    .optional(),
   OAH_REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/)
@@ -122,6 +143,8 @@ export interface OahConfig {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** OAH_REDIS_CLUSTER_NODES: a Redis Cluster, reached through any of these. */
+  redisClusterNodes: { host: string; port: number }[] | undefined;
   redisPrefix: string;
   apiToken: string | undefined;
   sessionLockTtlMs: number;
@@ -185,6 +208,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.OAH_REDIS_URL && e.OAH_REDIS_CLUSTER_NODES) {
+    throw new ConfigError("OAH_REDIS_URL and OAH_REDIS_CLUSTER_NODES name two Redis: set one");
+  }
   if (e.OAH_WORKERS_MIN > e.OAH_WORKERS_MAX) {
     throw new ConfigError(
       `OAH_WORKERS_MIN (${e.OAH_WORKERS_MIN}) is above OAH_WORKERS_MAX (${e.OAH_WORKERS_MAX})`,
@@ -217,13 +243,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl: e.OAH_DATABASE_URL,
     dataDir,
     redisUrl: e.OAH_REDIS_URL,
+    redisClusterNodes: e.OAH_REDIS_CLUSTER_NODES,
     redisPrefix: e.OAH_REDIS_PREFIX,
     apiToken: e.OAH_API_TOKEN,
     sessionLockTtlMs: e.OAH_SESSION_LOCK_TTL_MS,
     heartbeatIntervalMs: e.OAH_RUN_HEARTBEAT_INTERVAL_MS,
     staleRunAfterMs: staleAfter,
     recoveryScanIntervalMs: e.OAH_RECOVERY_SCAN_INTERVAL_MS,
-    recoveryStrategy: e.OAH_STALE_RUN_RECOVERY_STRATEGY ?? (e.OAH_REDIS_URL ? "requeue_running" : "fail"),
+    recoveryStrategy:
+      e.OAH_STALE_RUN_RECOVERY_STRATEGY ??
+      (e.OAH_REDIS_URL || e.OAH_REDIS_CLUSTER_NODES ? "requeue_running" : "fail"),
     recoveryMaxAttempts: e.OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS,
     runTimeoutMs: e.OAH_RUN_TIMEOUT_MS,
     toolTimeoutMs: e.OAH_TOOL_TIMEOUT_MS,
@@ -280,6 +309,10 @@ export function redactUrl(url: string): string {
     return "(unparseable URL)";
   }
 }
+
+/** Whether the configuration names a Redis (one server or a cluster): the queue, locks and coordination live there. */
+export const usesRedis = (config: Pick<OahConfig, "redisUrl" | "redisClusterNodes">): boolean =>
+  config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
 
 /** What may be logged of the configuration: no token, no passwords in URLs. */
 export function describeConfig(config: OahConfig): Record<string, unknown> {

@@ -8,4 +8,5 @@ export {
   redactUrl,
   SHELL_MODES,
   type ShellMode,
+  usesRedis,
 } from "./env";

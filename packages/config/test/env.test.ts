@@ -43,6 +43,18 @@ describe("loadConfig", () => {
     ],
     ["commands turned off", { OAH_SHELL: "off" }, { shell: "off" }],
     [
+      "a Redis Cluster, which makes recovery requeue running runs as one Redis does",
+      { OAH_REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-2:7001,[::1]:7002" },
+      {
+        redisClusterNodes: [
+          { host: "10.0.0.1", port: 7000 },
+          { host: "redis-2", port: 7001 },
+          { host: "::1", port: 7002 },
+        ],
+        recoveryStrategy: "requeue_running",
+      },
+    ],
+    [
       "a sandbox without network, as another user, with other limits",
       {
         OAH_STEP_NETWORK: "off",
@@ -64,6 +76,13 @@ describe("loadConfig", () => {
   it.each([
     ["a negative claim-ahead threshold", { OAH_CLAIM_AHEAD_RUN_MS: "-1" }, /OAH_CLAIM_AHEAD_RUN_MS/],
     ["an unknown shell mode", { OAH_SHELL: "yes" }, /OAH_SHELL/],
+    ["a cluster node without a port", { OAH_REDIS_CLUSTER_NODES: "10.0.0.1" }, /"10.0.0.1" is not host:port/],
+    ["a cluster of no node", { OAH_REDIS_CLUSTER_NODES: " , " }, /names no node/],
+    [
+      "one Redis and a cluster at once",
+      { OAH_REDIS_URL: "redis://x", OAH_REDIS_CLUSTER_NODES: "a:1" },
+      /OAH_REDIS_URL and OAH_REDIS_CLUSTER_NODES name two Redis/,
+    ],
     ["a sandbox user with a slash", { OAH_SANDBOX_USER: "../root" }, /OAH_SANDBOX_USER/],
     ["a process limit too small to start a shell", { OAH_STEP_MAX_PROCS: "2" }, /OAH_STEP_MAX_PROCS/],
     [

@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import type { QueueEntry } from "@oah/core";
-import { createTestRedis, type TestRedis } from "@oah/testing";
-import { Redis } from "ioredis";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTestRedis, startRedisCluster, type TestRedis, type TestRedisCluster } from "@oah/testing";
+import { Cluster, Redis } from "ioredis";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisSessionQueue, redisKeys } from "../src";
 import { sessionQueueContract } from "./session-queue.contract";
 
@@ -148,4 +149,23 @@ describe("Redis session queue specifics", () => {
     expect(woke - enqueued).toBeLessThan(100);
     controller.abort();
   });
+});
+
+// The same contract on a real three-node Redis Cluster: every key of a prefix in one slot.
+let cluster: Promise<TestRedisCluster> | undefined;
+afterAll(async () => (await cluster)?.stop());
+sessionQueueContract("Redis Cluster", async (lockTtlMs) => {
+  cluster ??= startRedisCluster();
+  const { nodes } = await cluster;
+  const redis = new Cluster(nodes);
+  const queue = new RedisSessionQueue({ redis, prefix: `oahtest-${randomBytes(5).toString("hex")}`, lockTtlMs });
+  await queue.whenSubscribed();
+  return {
+    queue,
+    advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    dispose: async () => {
+      await queue.close();
+      redis.disconnect();
+    },
+  };
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { OahConfig } from "@oah/config";
+import { type OahConfig, usesRedis } from "@oah/config";
 import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
   type CommandRunner,
@@ -24,9 +24,9 @@ import {
   type RunSignalBus,
   type WorkerRegistry,
 } from "@oah/engine";
-import { MemorySessionQueue, RedisSessionQueue, type SessionQueue } from "@oah/queue";
+import { MemorySessionQueue, type RedisClient, RedisSessionQueue, type SessionQueue } from "@oah/queue";
 import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
-import type { Redis } from "ioredis";
+
 import { CommandsUnavailable, createExecutors, createHookRunner, openCommandRunner } from "./executors";
 import { combineObservers, openLocalJournal } from "./local-journal";
 import { connectRedis } from "./redis-connection";
@@ -97,10 +97,10 @@ function poolOptions(
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, role, logger } = options;
-  if (role !== "api" && (!config.redisUrl || !config.databaseUrl)) {
+  if (role !== "api" && (!usesRedis(config) || !config.databaseUrl)) {
     const what = role === "sandbox" ? "oah-sandbox" : "oah-api --api-only";
     throw new RuntimeError(
-      `${what} needs OAH_REDIS_URL and OAH_DATABASE_URL (Redis and PostgreSQL shared with the other processes)`,
+      `${what} needs OAH_REDIS_URL (or OAH_REDIS_CLUSTER_NODES) and OAH_DATABASE_URL (Redis and PostgreSQL shared with the other processes)`,
     );
   }
   let store: RunStore;
@@ -114,9 +114,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const kind = config.databaseUrl ? "PostgreSQL" : "SQLite";
     throw new RuntimeError(`cannot open the run store (${kind}): ${(error as Error).message}`);
   }
-  let redis: Redis | null = null;
+  let redis: RedisClient | null = null;
   try {
-    if (config.redisUrl) redis = await connectRedis(config.redisUrl);
+    if (config.redisUrl) redis = await connectRedis({ url: config.redisUrl });
+    else if (config.redisClusterNodes) redis = await connectRedis({ clusterNodes: config.redisClusterNodes });
     else await store.acquireExclusiveUse();
   } catch (error) {
     await store.close();

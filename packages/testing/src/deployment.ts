@@ -3,7 +3,7 @@ import { ApiClient } from "./http";
 import { createTempDir } from "./paths";
 import { createTestDatabase } from "./postgres";
 import { type OahProcess, startOah } from "./processes";
-import { createTestRedis, type TestRedis } from "./redis";
+import { clusterTestRedis, createTestRedis, type TestRedis } from "./redis";
 
 export interface SplitDeployment {
   /** The environment every process of the deployment shares. */
@@ -24,6 +24,8 @@ export interface SplitDeploymentOptions {
   databaseUrl?: string;
   /** A Redis of the test's own (a private server); else a prefix of its own on the shared one. */
   redisUrl?: string;
+  /** A Redis Cluster of the test's own (OAH_REDIS_CLUSTER_NODES), with a prefix of its own on it. */
+  redisCluster?: { nodes: { host: string; port: number }[]; nodesEnv: string };
   env?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   sandboxArgs?: string[];
@@ -38,11 +40,13 @@ export async function startSplitDeployment(options: SplitDeploymentOptions): Pro
   const database = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => {} }
     : await createTestDatabase();
-  const redis = await createTestRedis();
+  const redis = options.redisCluster ? clusterTestRedis(options.redisCluster.nodes) : await createTestRedis();
   const dir = createTempDir();
   const env: Record<string, string> = {
     OAH_DATABASE_URL: database.url,
-    OAH_REDIS_URL: options.redisUrl ?? redis.url,
+    ...(options.redisCluster
+      ? { OAH_REDIS_CLUSTER_NODES: options.redisCluster.nodesEnv }
+      : { OAH_REDIS_URL: options.redisUrl ?? redis.url }),
     OAH_REDIS_PREFIX: redis.prefix,
     OAH_DATA_DIR: dir.path,
     ...options.env,

@@ -30,7 +30,11 @@ export interface FuzzTarget {
   seen(input: Input): unknown;
 }
 
-const enc = encodeURIComponent;
+/** Percent-encoded for a URL, which has no way to say a lone surrogate: such a half becomes U+FFFD. */
+const enc = (text: string) =>
+  encodeURIComponent(
+    text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd"),
+  );
 /** A value as text in a path or a query: lists comma-separated, objects as JSON. */
 const asText = (value: unknown): string =>
   Array.isArray(value)

@@ -9,5 +9,6 @@ export * from "./postgres";
 export * from "./private-servers";
 export * from "./processes";
 export * from "./redis";
+export * from "./redis-cluster";
 export * from "./runs";
 export * from "./stores";

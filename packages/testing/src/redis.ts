@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 
 /** The server the tests use: OAH_TEST_REDIS_URL, else the local default of these machines. */
 export const REDIS_TEST_URL = process.env.OAH_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -8,10 +8,45 @@ export interface TestRedis {
   url: string;
   /** A prefix of its own, so that suites running at once never share keys. */
   prefix: string;
-  client: Redis;
+  client: Redis | Cluster;
   /** Every key of this prefix. */
   keys(): Promise<string[]>;
   dispose(): Promise<void>;
+}
+
+export const newTestPrefix = (): string => `oahtest-${randomBytes(5).toString("hex")}`;
+
+/**
+ * A prefix of its own on a Redis Cluster of the test's: every key of a prefix lives in
+ * one slot (its hash tag), so it is listed and removed on the node that owns it.
+ */
+export function clusterTestRedis(nodes: { host: string; port: number }[]): TestRedis {
+  const client = new Cluster(nodes);
+  client.on("error", () => {});
+  const prefix = newTestPrefix();
+  const keys = async () => {
+    const found: string[] = [];
+    for (const node of client.nodes("master")) {
+      let cursor = "0";
+      do {
+        const [next, batch] = await node.scan(cursor, "MATCH", `{${prefix}}:*`, "COUNT", 1000);
+        found.push(...batch);
+        cursor = next;
+      } while (cursor !== "0");
+    }
+    return found;
+  };
+  return {
+    url: "",
+    prefix,
+    client,
+    keys,
+    dispose: async () => {
+      const left = await keys();
+      if (left.length > 0) await client.del(...left);
+      client.disconnect();
+    },
+  };
 }
 
 export async function createTestRedis(): Promise<TestRedis> {
@@ -31,7 +66,7 @@ export async function createTestRedis(): Promise<TestRedis> {
         "Start it (see .ci/run) or set OAH_TEST_REDIS_URL.",
     );
   }
-  const prefix = `oahtest-${randomBytes(5).toString("hex")}`;
+  const prefix = newTestPrefix();
   const keys = async () => {
     const found: string[] = [];
     let cursor = "0";

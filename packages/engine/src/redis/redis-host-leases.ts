@@ -1,5 +1,4 @@
-import { type RedisKeys, redisKeys } from "@oah/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
 import type { HostLeases } from "../coordination/host-leases";
 
 /** A host's lease as one key holding the JSON list of its runs, with the lease's TTL. */
@@ -7,7 +6,7 @@ export class RedisHostLeases implements HostLeases {
   private readonly keys: RedisKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = redisKeys(prefix);

@@ -1,6 +1,5 @@
 import type { PoolReport, PoolSample } from "@oah/contract";
-import { type RedisKeys, redisKeys } from "@oah/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
 import type { PoolBoard } from "../coordination/pool-board";
 
 /** Each host's pool report and history as keys with a TTL, indexed by expiry. */
@@ -8,7 +7,7 @@ export class RedisPoolBoard implements PoolBoard {
   private readonly keys: RedisKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = redisKeys(prefix);

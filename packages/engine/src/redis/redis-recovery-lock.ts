@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { redisKeys } from "@oah/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, redisKeys } from "@oah/queue";
 import type { RecoveryLock } from "../coordination/recovery-lock";
 
 // Deletes the lock only for the token that holds it, so that a scan outliving its
@@ -11,7 +10,7 @@ export class RedisRecoveryLock implements RecoveryLock {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.key = redisKeys(prefix).recoveryLock;

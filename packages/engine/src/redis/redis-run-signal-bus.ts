@@ -1,28 +1,22 @@
-import { redisKeys } from "@oah/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, redisKeys, subscriberOf } from "@oah/queue";
 import type { RunSignal, RunSignalBus } from "../coordination/run-signal-bus";
 
 const KINDS = new Set<RunSignal["kind"]>(["cancel", "tool_result"]);
 
 /** Run signals over Redis pub/sub, as `<kind> <runId>` messages on one channel. */
 export class RedisRunSignalBus implements RunSignalBus {
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private readonly channel: string;
   private readonly listeners = new Set<(signal: RunSignal) => void>();
   private subscribed: Promise<unknown> | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.channel = redisKeys(prefix).signalChannel;
     // Subscriptions are restored by ioredis after a reconnection.
-    this.subscriber = redis.duplicate({
-      enableAutoPipelining: false,
-      lazyConnect: false,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-    });
+    this.subscriber = subscriberOf(redis);
     this.subscriber.on("error", () => {});
     this.subscriber.on("message", (channel: string, message: string) => {
       if (channel !== this.channel) return;

@@ -1,6 +1,5 @@
 import type { WorkerLease } from "@oah/contract";
-import { type RedisKeys, redisKeys } from "@oah/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
 import type { WorkerRegistry } from "../coordination/worker-registry";
 
 /** Leases as keys with a TTL, indexed by expiry in a sorted set that is pruned as it is written. */
@@ -8,7 +7,7 @@ export class RedisWorkerRegistry implements WorkerRegistry {
   private readonly keys: RedisKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = redisKeys(prefix);

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { QueueEntry } from "@oah/core";
-import type { Redis } from "ioredis";
 import type {
   QueuePressure,
   ReleaseOptions,
@@ -9,12 +8,13 @@ import type {
   SessionQueue,
 } from "../session-queue";
 import { Waiters } from "../waiters";
+import { type RedisClient, subscriberOf } from "./client";
 import { type RedisKeys, redisKeys } from "./keys";
 import { defineScripts, type ScriptedRedis } from "./scripts";
 
 export interface RedisSessionQueueOptions {
   /** Commands go through this connection; a duplicate of it subscribes to wake announcements. */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   lockTtlMs: number;
 }
@@ -32,7 +32,7 @@ const PRESSURE_SAMPLE = 100;
  */
 export class RedisSessionQueue implements SessionQueue {
   private readonly redis: ScriptedRedis;
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private readonly keys: RedisKeys;
   private readonly lockTtlMs: number;
   private readonly waiters = new Waiters();
@@ -51,12 +51,7 @@ export class RedisSessionQueue implements SessionQueue {
     this.keys = redisKeys(options.prefix);
     // Subscriptions are restored by ioredis after a reconnection; what was announced
     // meanwhile is unknown, so every idle worker looks once.
-    this.subscriber = options.redis.duplicate({
-      enableAutoPipelining: false,
-      lazyConnect: false,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-    });
+    this.subscriber = subscriberOf(options.redis);
     this.subscriber.on("error", () => {});
     this.subscriber.on("message", (channel: string) => {
       if (channel === this.keys.wakeChannel) this.waiters.wakeOne();

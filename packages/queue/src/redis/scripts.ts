@@ -1,5 +1,5 @@
 /// <reference path="../lua.d.ts" />
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client";
 import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
 import markReady from "./lua/includes/mark-ready.lua";
@@ -37,9 +37,9 @@ type Arg = string | number;
 type ScriptName = keyof typeof SCRIPTS;
 
 /** A connection with the scripts defined: ioredis sends EVALSHA, and the source once on NOSCRIPT. */
-export type ScriptedRedis = Redis & { [K in ScriptName]: (...args: Arg[]) => Promise<unknown> };
+export type ScriptedRedis = RedisClient & { [K in ScriptName]: (...args: Arg[]) => Promise<unknown> };
 
-export function defineScripts(redis: Redis): ScriptedRedis {
+export function defineScripts(redis: RedisClient): ScriptedRedis {
   for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
     redis.defineCommand(name, { numberOfKeys, lua: expandIncludes(lua) });
   }
