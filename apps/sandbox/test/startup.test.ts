@@ -7,14 +7,24 @@ describe("split-mode processes refuse to run without their services", () => {
   const base = { OAH_DATA_DIR: dir.path };
 
   it.each([
-    ["oah-sandbox", [], base, /oah-sandbox needs OAH_REDIS_URL \(or OAH_REDIS_CLUSTER_NODES\) and OAH_DATABASE_URL/],
+    [
+      "oah-sandbox",
+      [],
+      base,
+      /oah-sandbox needs OAH_REDIS_URL \(or OAH_REDIS_CLUSTER_NODES\) and OAH_DATABASE_URL/,
+    ],
     [
       "oah-sandbox",
       [],
       { ...base, OAH_REDIS_URL: "redis://127.0.0.1:6379" },
       /oah-sandbox needs OAH_REDIS_URL \(or OAH_REDIS_CLUSTER_NODES\) and OAH_DATABASE_URL/,
     ],
-    ["oah-api", ["--api-only"], base, /--api-only needs OAH_REDIS_URL \(or OAH_REDIS_CLUSTER_NODES\) and OAH_DATABASE_URL/],
+    [
+      "oah-api",
+      ["--api-only"],
+      base,
+      /--api-only needs OAH_REDIS_URL \(or OAH_REDIS_CLUSTER_NODES\) and OAH_DATABASE_URL/,
+    ],
     [
       "oah-sandbox",
       [],

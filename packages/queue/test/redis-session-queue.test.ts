@@ -158,7 +158,11 @@ sessionQueueContract("Redis Cluster", async (lockTtlMs) => {
   cluster ??= startRedisCluster();
   const { nodes } = await cluster;
   const redis = new Cluster(nodes);
-  const queue = new RedisSessionQueue({ redis, prefix: `oahtest-${randomBytes(5).toString("hex")}`, lockTtlMs });
+  const queue = new RedisSessionQueue({
+    redis,
+    prefix: `oahtest-${randomBytes(5).toString("hex")}`,
+    lockTtlMs,
+  });
   await queue.whenSubscribed();
   return {
     queue,
