@@ -1,25 +1,34 @@
-import { randomBytes } from "node:crypto";
 import type { QueueEntry } from "@oah/core";
-import { createTestRedis, startRedisCluster, type TestRedis, type TestRedisCluster } from "@oah/testing";
+import {
+  createTestRedis,
+  newTestPrefix,
+  startRedisCluster,
+  type TestRedis,
+  type TestRedisCluster,
+} from "@oah/testing";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisSessionQueue, redisKeys } from "../src";
 import { sessionQueueContract } from "./session-queue.contract";
 
-sessionQueueContract("Redis", async (lockTtlMs) => {
-  const t = await createTestRedis();
-  const redis = new Redis(t.url);
-  const queue = new RedisSessionQueue({ redis, prefix: t.prefix, lockTtlMs });
+/** The contract's harness over a connection of either kind, a prefix of its own on it. */
+async function harness(redis: Redis | Cluster, prefix: string, lockTtlMs: number, cleanUp = async () => {}) {
+  const queue = new RedisSessionQueue({ redis, prefix, lockTtlMs });
   await queue.whenSubscribed();
   return {
     queue,
-    advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    advance: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
     dispose: async () => {
       await queue.close();
       redis.disconnect();
-      await t.dispose();
+      await cleanUp();
     },
   };
+}
+
+sessionQueueContract("Redis", async (lockTtlMs) => {
+  const t = await createTestRedis();
+  return harness(new Redis(t.url), t.prefix, lockTtlMs, () => t.dispose());
 });
 
 describe("Redis session queue specifics", () => {
@@ -156,20 +165,5 @@ let cluster: Promise<TestRedisCluster> | undefined;
 afterAll(async () => (await cluster)?.stop());
 sessionQueueContract("Redis Cluster", async (lockTtlMs) => {
   cluster ??= startRedisCluster();
-  const { nodes } = await cluster;
-  const redis = new Cluster(nodes);
-  const queue = new RedisSessionQueue({
-    redis,
-    prefix: `oahtest-${randomBytes(5).toString("hex")}`,
-    lockTtlMs,
-  });
-  await queue.whenSubscribed();
-  return {
-    queue,
-    advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    dispose: async () => {
-      await queue.close();
-      redis.disconnect();
-    },
-  };
+  return harness(new Cluster((await cluster).nodes), newTestPrefix(), lockTtlMs);
 });

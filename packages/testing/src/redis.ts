@@ -16,20 +16,15 @@ export interface TestRedis {
 
 export const newTestPrefix = (): string => `oahtest-${randomBytes(5).toString("hex")}`;
 
-/**
- * A prefix of its own on a Redis Cluster of the test's: every key of a prefix lives in
- * one slot (its hash tag), so it is listed and removed on the node that owns it.
- */
-export function clusterTestRedis(nodes: { host: string; port: number }[]): TestRedis {
-  const client = new Cluster(nodes);
-  client.on("error", () => {});
+/** A fresh prefix on `client`: its keys are those the servers in `scanned` list under it. */
+function withPrefix(url: string, client: Redis | Cluster, scanned: () => Redis[]): TestRedis {
   const prefix = newTestPrefix();
   const keys = async () => {
     const found: string[] = [];
-    for (const node of client.nodes("master")) {
+    for (const server of scanned()) {
       let cursor = "0";
       do {
-        const [next, batch] = await node.scan(cursor, "MATCH", `{${prefix}}:*`, "COUNT", 1000);
+        const [next, batch] = await server.scan(cursor, "MATCH", `{${prefix}}:*`, "COUNT", 1000);
         found.push(...batch);
         cursor = next;
       } while (cursor !== "0");
@@ -37,7 +32,7 @@ export function clusterTestRedis(nodes: { host: string; port: number }[]): TestR
     return found;
   };
   return {
-    url: "",
+    url,
     prefix,
     client,
     keys,
@@ -47,6 +42,16 @@ export function clusterTestRedis(nodes: { host: string; port: number }[]): TestR
       client.disconnect();
     },
   };
+}
+
+/**
+ * A prefix of its own on a Redis Cluster of the test's: every key of a prefix lives in
+ * one slot (its hash tag), so it is listed and removed on the node that owns it.
+ */
+export function clusterTestRedis(nodes: { host: string; port: number }[]): TestRedis {
+  const client = new Cluster(nodes);
+  client.on("error", () => {});
+  return withPrefix("", client, () => client.nodes("master"));
 }
 
 export async function createTestRedis(): Promise<TestRedis> {
@@ -66,26 +71,5 @@ export async function createTestRedis(): Promise<TestRedis> {
         "Start it (see .ci/run) or set OAH_TEST_REDIS_URL.",
     );
   }
-  const prefix = newTestPrefix();
-  const keys = async () => {
-    const found: string[] = [];
-    let cursor = "0";
-    do {
-      const [next, batch] = await client.scan(cursor, "MATCH", `{${prefix}}:*`, "COUNT", 1000);
-      found.push(...batch);
-      cursor = next;
-    } while (cursor !== "0");
-    return found;
-  };
-  return {
-    url: REDIS_TEST_URL,
-    prefix,
-    client,
-    keys,
-    dispose: async () => {
-      const left = await keys();
-      if (left.length > 0) await client.del(...left);
-      client.disconnect();
-    },
-  };
+  return withPrefix(REDIS_TEST_URL, client, () => [client]);
 }
