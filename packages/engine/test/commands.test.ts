@@ -175,14 +175,15 @@ describe("the sandbox", () => {
     const bomb = run(sandbox, t, forkLoop(marker, 2), { ws: "bomb" });
     // The sandbox's own processes (bwrap's init, python) count too.
     await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBeGreaterThan(LIMITS.maxProcs - 8);
-    const held = sleepers(marker).length;
     const neighbour = await run(
       sandbox,
       t,
       "for i in $(seq 20); do sleep 0.1 & done; wait; echo neighbour-done",
     );
     expect(neighbour).toMatchObject({ exitCode: 0, stdout: "neighbour-done\n" });
-    expect(sleepers(marker)).toHaveLength(held);
+    // It ran while the loop still held as many processes as its sandbox allows, and no more.
+    expect(sleepers(marker).length).toBeGreaterThan(LIMITS.maxProcs - 8);
+    expect(sleepers(marker).length).toBeLessThan(LIMITS.maxProcs);
     const r = await bomb;
     const made = Number(r.stdout.trim());
     expect(made).toBeLessThan(LIMITS.maxProcs);
@@ -227,7 +228,7 @@ describe("the sandbox", () => {
     await expect.poll(() => sleepers(killed).length).toBe(1);
     expect(await sleepersGone(killed, 3_000)).toBe(true);
     expect(await sleepersGone(kept, 100)).toBe(true);
-    expect(Date.now() - lost).toBeLessThan(1_500);
+    expect(Date.now() - lost).toBeLessThan(2_000);
     // The host learns it before it reads the result: its runs stop, writing nothing.
     expect(liveness.check()).toBe(false);
     expect(await second).toMatchObject({ timedOut: false, signal: "SIGKILL" });
