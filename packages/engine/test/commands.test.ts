@@ -57,7 +57,7 @@ describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (whi
     const pending = run(runner(), t, `sh -c 'sleep ${marker} & wait' & sleep ${marker} & wait`, {
       signal: controller.signal,
     });
-    await expect.poll(() => sleepers(marker).length).toBe(2);
+    await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBe(2);
     const asked = Date.now();
     controller.abort();
     const r = await pending;
@@ -113,8 +113,8 @@ describe("the sandbox", () => {
   it.each([
     ["the command succeeds", {}, "echo done", { exitCode: 0 }],
     ["the command fails", {}, "exit 3", { exitCode: 3 }],
-    ["the step times out", { timeoutMs: 400 }, "sleep 30", { timedOut: true }],
-    ["the run is cancelled", { abortAfterMs: 400 }, "sleep 30", { aborted: true }],
+    ["the step times out", { timeoutMs: 1_500 }, "sleep 30", { timedOut: true }],
+    ["the run is cancelled", { abortAfterMs: 1_000 }, "sleep 30", { aborted: true }],
   ] as const)("leaves no escaped child alive when %s", async (_when, how, tail, expected) => {
     const marker = uniqueSleep();
     const controller = new AbortController();
@@ -122,7 +122,7 @@ describe("the sandbox", () => {
       signal: controller.signal,
       ...("timeoutMs" in how ? { timeoutMs: how.timeoutMs } : {}),
     });
-    await expect.poll(() => sleepers(marker).length).toBe(5);
+    await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBe(5);
     if ("abortAfterMs" in how) setTimeout(() => controller.abort(), how.abortAfterMs);
     expect(await pending).toMatchObject(expected);
     expect(sleepers(marker)).toEqual([]);
@@ -212,23 +212,23 @@ describe("the sandbox", () => {
   });
 
   it("kills the steps of a host whose liveness window passed without a renewal, even if it never checks", async () => {
-    const liveness = new Liveness(800);
+    const liveness = new Liveness(1_500);
     const watched = await openSandbox(t, { liveness });
     const kept = uniqueSleep();
     const killed = uniqueSleep();
-    // One sandbox whose host keeps renewing, one whose host stops: both start with 800 ms of window.
-    const renewals = setInterval(() => liveness.renewed(Date.now()), 200);
-    const first = run(watched, t, `sleep ${kept}`, { timeoutMs: 2_500 });
-    await expect.poll(() => sleepers(kept).length).toBe(1);
-    await new Promise((r) => setTimeout(r, 1_200));
+    // One sandbox whose host keeps renewing, one whose host stops: both start with 1.5 s of window.
+    const renewals = setInterval(() => liveness.renewed(Date.now()), 300);
+    const first = run(watched, t, `sleep ${kept}`, { timeoutMs: 20_000 });
+    await expect.poll(() => sleepers(kept).length, { timeout: 5_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 2_000));
     expect(sleepers(kept)).toHaveLength(1);
     clearInterval(renewals);
     const second = run(watched, t, `sleep ${killed}`, { timeoutMs: 5_000 });
     const lost = Date.now();
-    await expect.poll(() => sleepers(killed).length).toBe(1);
-    expect(await sleepersGone(killed, 3_000)).toBe(true);
-    expect(await sleepersGone(kept, 100)).toBe(true);
-    expect(Date.now() - lost).toBeLessThan(2_000);
+    await expect.poll(() => sleepers(killed).length, { timeout: 1_400 }).toBe(1);
+    expect(await sleepersGone(killed, 5_000)).toBe(true);
+    expect(await sleepersGone(kept, 200)).toBe(true);
+    expect(Date.now() - lost).toBeLessThan(3_000);
     // The host learns it before it reads the result: its runs stop, writing nothing.
     expect(liveness.check()).toBe(false);
     expect(await second).toMatchObject({ timedOut: false, signal: "SIGKILL" });
