@@ -44,7 +44,8 @@ const EXECUTION_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
 
 /**
  * The only ways back to `queued` (SPEC §7): automatic recovery of a stale active
- * run, and an operator's manual requeue of a failed or timed-out run.
+ * run, and an operator's manual requeue of a failed or timed-out run, or of a
+ * cancelled one when asked explicitly (`includeCancelled`).
  */
 const REQUEUE_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
   queued: [],
@@ -52,7 +53,7 @@ const REQUEUE_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
   waiting_tool: ["queued"],
   completed: [],
   failed: ["queued"],
-  cancelled: [],
+  cancelled: ["queued"],
   timed_out: ["queued"],
 };
 

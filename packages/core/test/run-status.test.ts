@@ -18,7 +18,7 @@ const REQUEUE: [RunStatus, RunStatus[]][] = [
   ["waiting_tool", ["queued"]],
   ["completed", []],
   ["failed", ["queued"]],
-  ["cancelled", []],
+  ["cancelled", ["queued"]],
   ["timed_out", ["queued"]],
 ];
 
