@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import type { QueueEntry } from "@oah/core";
-import { RedisSessionQueue } from "@oah/queue";
+import { RedisSessionQueue } from "@oah/redis";
 import { openRunStore } from "@oah/store";
 import { createTempDir, newRun, REPO_ROOT } from "@oah/testing";
 import { Redis } from "ioredis";

@@ -4,7 +4,6 @@ export { type HostProcessOptions, runHostProcess } from "./host-process";
 export { createHostLogger, exitWith, loadHostConfig, openRuntime } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";
 export { authRefusal, type ProbeOptions, serveProbe } from "./probes";
-export { connectRedis } from "./redis-connection";
 export {
   createRuntime,
   type HostRole,

@@ -15,21 +15,25 @@ import {
   type PoolOptions,
   prepareWorkspaceRoot,
   type RecoveryLock,
-  RedisHostLeases,
-  RedisPoolBoard,
-  RedisRecoveryLock,
-  RedisRunSignalBus,
-  RedisWorkerRegistry,
   RunEngine,
   type RunSignalBus,
   type WorkerRegistry,
 } from "@oah/engine";
-import { MemorySessionQueue, type RedisClient, RedisSessionQueue, type SessionQueue } from "@oah/queue";
+import { MemorySessionQueue, type SessionQueue } from "@oah/queue";
+import {
+  connectRedis,
+  type RedisClient,
+  RedisHostLeases,
+  RedisPoolBoard,
+  RedisRecoveryLock,
+  RedisRunSignalBus,
+  RedisSessionQueue,
+  RedisWorkerRegistry,
+} from "@oah/redis";
 import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
 
 import { CommandsUnavailable, createExecutors, createHookRunner, openCommandRunner } from "./executors";
 import { combineObservers, openLocalJournal } from "./local-journal";
-import { connectRedis } from "./redis-connection";
 
 /** What a process is: the API with workers, the API alone, or a standalone worker host. */
 export type HostRole = "api" | "api-only" | "sandbox";

@@ -1,6 +1,6 @@
 import { redactUrl } from "@oah/config";
-import type { RedisClient } from "@oah/queue";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { RedisClient } from "./client";
 
 /** Which Redis: one server by URL, or a cluster by its nodes. */
 export type RedisTarget = { url: string } | { clusterNodes: { host: string; port: number }[] };

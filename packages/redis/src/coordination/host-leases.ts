@@ -1,5 +1,6 @@
-import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
-import type { HostLeases } from "../coordination/host-leases";
+import type { HostLeases } from "@oah/engine";
+import type { RedisClient } from "../client";
+import { type RedisKeys, redisKeys } from "../keys";
 
 /** A host's lease as one key holding the JSON list of its runs, with the lease's TTL. */
 export class RedisHostLeases implements HostLeases {

@@ -1,5 +1,6 @@
-import { type RedisClient, redisKeys, subscriberOf } from "@oah/queue";
-import type { RunSignal, RunSignalBus } from "../coordination/run-signal-bus";
+import type { RunSignal, RunSignalBus } from "@oah/engine";
+import { type RedisClient, subscriberOf } from "../client";
+import { redisKeys } from "../keys";
 
 const KINDS = new Set<RunSignal["kind"]>(["cancel", "tool_result"]);
 

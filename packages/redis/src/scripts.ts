@@ -1,4 +1,4 @@
-/// <reference path="../lua.d.ts" />
+/// <reference path="./lua.d.ts" />
 import type { RedisClient } from "./client";
 import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
@@ -7,6 +7,7 @@ import serverTime from "./lua/includes/server-time.lua";
 import pressure from "./lua/pressure-3.lua";
 import readyStranded from "./lua/ready-stranded-3.lua";
 import release from "./lua/release-3.lua";
+import releaseHeld from "./lua/release-held-1.lua";
 import remove from "./lua/remove-3.lua";
 import renewLocks from "./lua/renew-locks-2.lua";
 
@@ -31,6 +32,7 @@ const SCRIPTS = {
   oahRemove: { numberOfKeys: 3, lua: remove },
   oahPressure: { numberOfKeys: 3, lua: pressure },
   oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
+  oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
 } as const;
 
 type Arg = string | number;

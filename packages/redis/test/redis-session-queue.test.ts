@@ -1,4 +1,5 @@
 import type { QueueEntry } from "@oah/core";
+import { sessionQueueContract } from "@oah/queue/contract";
 import {
   createTestRedis,
   newTestPrefix,
@@ -9,7 +10,6 @@ import {
 import { Cluster, Redis } from "ioredis";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisSessionQueue, redisKeys } from "../src";
-import { sessionQueueContract } from "./session-queue.contract";
 
 /** The contract's harness over a connection of either kind, a prefix of its own on it. */
 async function harness(redis: Redis | Cluster, prefix: string, lockTtlMs: number, cleanUp = async () => {}) {

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { QueueEntry } from "@oah/core";
-import type {
-  QueuePressure,
-  ReleaseOptions,
-  SessionClaim,
-  SessionLock,
-  SessionQueue,
-} from "../session-queue";
-import { Waiters } from "../waiters";
+import {
+  type QueuePressure,
+  type ReleaseOptions,
+  type SessionClaim,
+  type SessionLock,
+  type SessionQueue,
+  Waiters,
+} from "@oah/queue";
 import { type RedisClient, subscriberOf } from "./client";
 import { type RedisKeys, redisKeys } from "./keys";
 import { defineScripts, type ScriptedRedis } from "./scripts";

@@ -1,6 +1,7 @@
 import type { PoolReport, PoolSample } from "@oah/contract";
-import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
-import type { PoolBoard } from "../coordination/pool-board";
+import type { PoolBoard } from "@oah/engine";
+import type { RedisClient } from "../client";
+import { type RedisKeys, redisKeys } from "../keys";
 
 /** Each host's pool report and history as keys with a TTL, indexed by expiry. */
 export class RedisPoolBoard implements PoolBoard {

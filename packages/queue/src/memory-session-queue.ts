@@ -1,13 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { QueueEntry, RunPriority } from "@oah/core";
-import type {
-  QueuePressure,
-  ReleaseOptions,
-  SessionClaim,
-  SessionLock,
-  SessionQueue,
-} from "../session-queue";
-import { Waiters } from "../waiters";
+import type { QueuePressure, ReleaseOptions, SessionClaim, SessionLock, SessionQueue } from "./session-queue";
+import { Waiters } from "./waiters";
 
 interface SessionState {
   /** Waiting runs, ascending queueSeq. */

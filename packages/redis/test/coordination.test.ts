@@ -1,15 +1,9 @@
 import type { PoolReport, WorkerLease } from "@oah/contract";
+import { isHealthyLease, type RunSignal } from "@oah/engine";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  isHealthyLease,
-  RedisPoolBoard,
-  RedisRecoveryLock,
-  RedisRunSignalBus,
-  RedisWorkerRegistry,
-  type RunSignal,
-} from "../src";
+import { RedisPoolBoard, RedisRecoveryLock, RedisRunSignalBus, RedisWorkerRegistry } from "../src";
 
 let t: TestRedis;
 let redis: Redis;

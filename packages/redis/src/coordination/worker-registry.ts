@@ -1,6 +1,7 @@
 import type { WorkerLease } from "@oah/contract";
-import { type RedisClient, type RedisKeys, redisKeys } from "@oah/queue";
-import type { WorkerRegistry } from "../coordination/worker-registry";
+import type { WorkerRegistry } from "@oah/engine";
+import type { RedisClient } from "../client";
+import { type RedisKeys, redisKeys } from "../keys";
 
 /** Leases as keys with a TTL, indexed by expiry in a sorted set that is pruned as it is written. */
 export class RedisWorkerRegistry implements WorkerRegistry {
