@@ -1,11 +1,11 @@
 import { findJsonProblem } from "@oah/contract";
 import { OahError } from "@oah/core";
-import type { RunEngine } from "@oah/engine";
+import type { RunService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { toApiError, toTrpcError } from "./errors";
 
 export interface ApiContext {
-  engine: RunEngine;
+  service: RunService;
 }
 
 const t = initTRPC.context<ApiContext>().create({

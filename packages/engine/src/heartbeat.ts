@@ -1,4 +1,10 @@
-import type { HostContext } from "./host";
+import type { HostContext } from "./host-context";
+
+/** What the heartbeat uses of its host: the runs in hand, where it writes, and its lease. */
+export type HeartbeatHost = Pick<
+  HostContext,
+  "hostId" | "store" | "queue" | "active" | "logger" | "leases" | "leaseTtlMs" | "liveness"
+>;
 
 /**
  * One tick per interval for the whole host: the renewal of its lease (the runs it
@@ -11,7 +17,7 @@ export class Heartbeat {
   private ticking: Promise<void> | undefined;
 
   constructor(
-    private readonly host: HostContext,
+    private readonly host: HeartbeatHost,
     private readonly intervalMs: number,
     /** A host that executes runs (has a pool) keeps a lease; one that serves the API alone does not. */
     private readonly keepsLease: boolean,

@@ -31,8 +31,8 @@ export function redisKeys(prefix: string) {
     poolHosts: `${base}pool-hosts`,
     /** A worker host's lease: the runs it executes, lapsing a lock TTL after its last renewal. */
     hostLease: (hostId: string) => `${base}host:${hostId}`,
-    /** Held by the one host scanning for stale runs. */
-    recoveryLock: `${base}recovery-lock`,
+    /** Held by the one host running a maintenance task (stale-run scan, queue refill, reconcile). */
+    maintenanceLock: (task: string) => `${base}maintenance-lock:${task}`,
   };
 }
 

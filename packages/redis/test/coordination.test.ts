@@ -3,7 +3,7 @@ import { isHealthyLease, type RunSignal } from "@oah/engine";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RedisPoolBoard, RedisRecoveryLock, RedisRunSignalBus, RedisWorkerRegistry } from "../src";
+import { RedisMaintenanceLock, RedisPoolBoard, RedisRunSignalBus, RedisWorkerRegistry } from "../src";
 
 let t: TestRedis;
 let redis: Redis;
@@ -60,17 +60,34 @@ describe("worker registry", () => {
   });
 });
 
-describe("recovery lock", () => {
+describe("maintenance lock", () => {
   it("is held by one host at a time and freed only by its own token", async () => {
-    const a = new RedisRecoveryLock(redis, t.prefix);
-    const b = new RedisRecoveryLock(redis, t.prefix);
-    const token = await a.tryAcquire(5_000);
+    const a = new RedisMaintenanceLock(redis, t.prefix);
+    const b = new RedisMaintenanceLock(redis, t.prefix);
+    const token = await a.tryAcquire("stale-runs", 5_000);
     expect(token).toEqual(expect.any(String));
-    expect(await b.tryAcquire(5_000)).toBeNull();
-    await b.release("not-the-token");
-    expect(await b.tryAcquire(5_000)).toBeNull();
-    await a.release(token!);
-    expect(await b.tryAcquire(5_000)).toEqual(expect.any(String));
+    expect(await b.tryAcquire("stale-runs", 5_000)).toBeNull();
+    await b.release("stale-runs", "not-the-token");
+    expect(await b.tryAcquire("stale-runs", 5_000)).toBeNull();
+    await a.release("stale-runs", token!);
+    expect(await b.tryAcquire("stale-runs", 5_000)).toEqual(expect.any(String));
+  });
+
+  it("is one lock per task: holding one task's leaves the others free", async () => {
+    const a = new RedisMaintenanceLock(redis, t.prefix);
+    const b = new RedisMaintenanceLock(redis, t.prefix);
+    expect(await a.tryAcquire("stale-runs", 5_000)).toEqual(expect.any(String));
+    expect(await b.tryAcquire("queue-reconcile", 5_000)).toEqual(expect.any(String));
+    expect(await b.tryAcquire("stale-runs", 5_000)).toBeNull();
+  });
+
+  it("lapses after its TTL, so that a host killed while it held the lock holds nobody back", async () => {
+    const a = new RedisMaintenanceLock(redis, t.prefix);
+    expect(await a.tryAcquire("stale-runs", 100)).toEqual(expect.any(String));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await new RedisMaintenanceLock(redis, t.prefix).tryAcquire("stale-runs", 5_000)).toEqual(
+      expect.any(String),
+    );
   });
 });
 

@@ -1,9 +1,7 @@
-export { type AuthOutcome, BearerAuth, sameSecret } from "./bearer-auth";
 export { createExecutors, createHookRunner } from "./executors";
-export { type HostProcessOptions, runHostProcess } from "./host-process";
-export { createHostLogger, exitWith, loadHostConfig, openRuntime } from "./host-startup";
+export { exitWith } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";
-export { authRefusal, type ProbeOptions, serveProbe } from "./probes";
+export { type HostCommand, type HostParts, type HostSpec, runHost, runHostCommand } from "./run-host";
 export {
   createRuntime,
   type HostRole,
@@ -12,4 +10,3 @@ export {
   RuntimeError,
   type RuntimeOptions,
 } from "./runtime";
-export { boundServer, discardUnreadBody, SERVER_BOUNDS, type ServerBounds } from "./server-bounds";

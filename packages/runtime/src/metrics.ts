@@ -59,6 +59,19 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
     labelNames: ["outcome"],
     registers: [registry],
   });
+  const maintenanceRuns = new Counter({
+    name: "oah_maintenance_runs_total",
+    help: "Maintenance tasks run by this host, by task and outcome (done, skipped: another host held its lock, failed)",
+    labelNames: ["task", "outcome"],
+    registers: [registry],
+  });
+  const maintenanceDuration = new Histogram({
+    name: "oah_maintenance_duration_seconds",
+    help: "Time of the maintenance tasks this host ran, by task",
+    labelNames: ["task"],
+    buckets: [0.005, 0.05, 0.5, 5, 60],
+    registers: [registry],
+  });
   const http = new Histogram({
     name: "oah_http_request_duration_seconds",
     help: "HTTP requests by route and status",
@@ -79,6 +92,10 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
         duration.observe({ status: run.status }, durationMs / 1000);
       },
       claimedAhead: ({ outcome }) => claimedAhead.inc({ outcome }),
+      maintenanceRan: ({ task, outcome, durationMs }) => {
+        maintenanceRuns.inc({ task, outcome });
+        if (outcome !== "skipped") maintenanceDuration.observe({ task }, durationMs / 1000);
+      },
     },
     httpRequest: (labels, seconds) => http.observe({ ...labels, status: String(labels.status) }, seconds),
   };

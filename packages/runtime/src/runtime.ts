@@ -4,18 +4,19 @@ import { type OahConfig, usesRedis } from "@oah/config";
 import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
   type CommandRunner,
+  createEngine,
   type EngineObservers,
   type HostLeases,
   Liveness,
   LocalHostLeases,
   LocalRunSignalBus,
   type Logger,
-  localRecoveryLock,
+  localMaintenanceLock,
+  type MaintenanceLock,
   type PoolBoard,
   type PoolOptions,
   prepareWorkspaceRoot,
-  type RecoveryLock,
-  RunEngine,
+  type RunEngine,
   type RunSignalBus,
   type WorkerRegistry,
 } from "@oah/engine";
@@ -24,8 +25,8 @@ import {
   connectRedis,
   type RedisClient,
   RedisHostLeases,
+  RedisMaintenanceLock,
   RedisPoolBoard,
-  RedisRecoveryLock,
   RedisRunSignalBus,
   RedisSessionQueue,
   RedisWorkerRegistry,
@@ -155,7 +156,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       : {};
   let queue: SessionQueue;
   let signals: RunSignalBus;
-  let recoveryLock: RecoveryLock = localRecoveryLock;
+  let maintenanceLock: MaintenanceLock = localMaintenanceLock;
   let board: PoolBoard | null = null;
   let registry: WorkerRegistry | null = null;
   let leases: HostLeases = new LocalHostLeases();
@@ -163,19 +164,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     leases = new RedisHostLeases(redis, config.redisPrefix);
     queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
     signals = new RedisRunSignalBus(redis, config.redisPrefix);
-    recoveryLock = new RedisRecoveryLock(redis, config.redisPrefix);
+    maintenanceLock = new RedisMaintenanceLock(redis, config.redisPrefix);
     board = new RedisPoolBoard(redis, config.redisPrefix);
     registry = new RedisWorkerRegistry(redis, config.redisPrefix);
   } else {
     queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs });
     signals = new LocalRunSignalBus();
   }
-  const engine = new RunEngine({
+  const engine = createEngine({
     hostId,
     store,
     queue,
     signals,
-    recoveryLock,
+    maintenanceLock,
     board,
     executors: createExecutors(config, config.shell === "off" ? null : commands),
     hooks: createHookRunner(config, commands),

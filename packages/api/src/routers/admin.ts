@@ -2,17 +2,17 @@ import { listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/co
 import { procedure, router } from "../trpc";
 
 export const adminRouter = router({
-  runs: procedure.input(listStorageRunsInput).query(({ ctx, input }) => ctx.engine.listStorageRuns(input)),
+  runs: procedure.input(listStorageRunsInput).query(({ ctx, input }) => ctx.service.listStorageRuns(input)),
 
-  overview: procedure.query(({ ctx }) => ctx.engine.overview()),
+  overview: procedure.query(({ ctx }) => ctx.service.overview()),
 
   requeue: procedure
     .input(requeueRunInput)
-    .mutation(({ ctx, input }) => ctx.engine.requeue(input.runId, input)),
+    .mutation(({ ctx, input }) => ctx.service.requeue(input.runId, input)),
 
   requeueMany: procedure.input(requeueManyInput).mutation(async ({ ctx, input }) => ({
-    items: await ctx.engine.requeueMany(input.runIds, input),
+    items: await ctx.service.requeueMany(input.runIds, input),
   })),
 
-  pool: procedure.query(({ ctx }) => ctx.engine.poolOverview()),
+  pool: procedure.query(({ ctx }) => ctx.service.poolOverview()),
 });

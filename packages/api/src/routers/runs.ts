@@ -8,31 +8,31 @@ import {
 import { procedure, router } from "../trpc";
 
 export const runsRouter = router({
-  submit: procedure.input(submitRunInput).mutation(({ ctx, input }) => ctx.engine.submit(input)),
+  submit: procedure.input(submitRunInput).mutation(({ ctx, input }) => ctx.service.submit(input)),
 
   get: procedure
     .input(runRefInput)
-    .query(async ({ ctx, input }) => ({ run: await ctx.engine.getRun(input.runId) })),
+    .query(async ({ ctx, input }) => ({ run: await ctx.service.getRun(input.runId) })),
 
   listBySession: procedure.input(listSessionRunsInput).query(async ({ ctx, input }) => {
-    const items = await ctx.engine.listSessionRuns(input.sessionId, input);
+    const items = await ctx.service.listSessionRuns(input.sessionId, input);
     const last = items[items.length - 1];
     return { items, nextCursor: items.length === input.limit && last ? last.seq : null };
   }),
 
   events: procedure.input(listRunEventsInput).query(async ({ ctx, input }) => {
-    const items = await ctx.engine.listRunEvents(input.runId, input);
+    const items = await ctx.service.listRunEvents(input.runId, input);
     const last = items[items.length - 1];
     return { items, nextCursor: items.length === input.limit && last ? last.id : null };
   }),
 
   steps: procedure
     .input(runRefInput)
-    .query(async ({ ctx, input }) => ({ items: await ctx.engine.listRunSteps(input.runId) })),
+    .query(async ({ ctx, input }) => ({ items: await ctx.service.listRunSteps(input.runId) })),
 
-  cancel: procedure.input(runRefInput).mutation(({ ctx, input }) => ctx.engine.cancel(input.runId)),
+  cancel: procedure.input(runRefInput).mutation(({ ctx, input }) => ctx.service.cancel(input.runId)),
 
   submitToolResult: procedure
     .input(submitToolResultInput)
-    .mutation(({ ctx, input }) => ctx.engine.submitToolResult(input.runId, input.name, input.output)),
+    .mutation(({ ctx, input }) => ctx.service.submitToolResult(input.runId, input.name, input.output)),
 });

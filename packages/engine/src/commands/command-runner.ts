@@ -1,4 +1,4 @@
-import { RunFailure } from "../executors/executor";
+import { RunFailure } from "../run-failure";
 
 /** What a command printed so far: the first bytes of each stream, and how many bytes were not kept. */
 export interface CommandOutput {

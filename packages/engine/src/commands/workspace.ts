@@ -1,6 +1,6 @@
 import { chmod, lchown, lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
-import { RunFailure } from "../executors/executor";
+import { RunFailure } from "../run-failure";
 
 /** Who owns workspaces: the sandbox user (a root host switches to it), or null for the host's own user. */
 export type WorkspaceOwner = { uid: number; gid: number } | null;

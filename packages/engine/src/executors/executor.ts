@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import type { RunErrorCode, RunEventType, StepKind } from "@oah/core";
+import type { RunEventType, StepKind } from "@oah/core";
 
 /** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
 export interface RunJournal {
@@ -36,17 +36,6 @@ export interface ExecutionContext {
 
 export interface ExecutionResult {
   output: unknown;
-}
-
-/** A run that ends as `failed` with this code; anything else thrown becomes `executor_failed`. */
-export class RunFailure extends Error {
-  constructor(
-    readonly code: RunErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "RunFailure";
-  }
 }
 
 export interface Executor {

@@ -22,8 +22,8 @@ import {
 import type { QueuePressure } from "@oah/queue";
 import type { PoolBoard } from "../coordination/pool-board";
 import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-registry";
-import type { HostContext } from "../host";
-import { Worker } from "../worker/worker";
+import type { HostContext } from "../host-context";
+import { Worker, type WorkerHost } from "../worker/worker";
 import { ProcessFigures } from "./process-figures";
 import { QueueWaitWindow } from "./queue-wait-window";
 
@@ -43,6 +43,9 @@ export interface PoolOptions {
 }
 
 const MAX_DECISIONS = 50;
+
+/** What the pool uses of its host: the queue's pressure, and what its workers use. */
+export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logger">;
 
 /**
  * The workers of one host, sized elastically (SPEC §8): on every tick it reads
@@ -66,7 +69,7 @@ export class ElasticPool {
   private readonly historyLength: number;
 
   constructor(
-    private readonly host: HostContext,
+    private readonly host: PoolHost,
     private readonly options: PoolOptions,
   ) {
     this.historyIntervalMs = options.historyIntervalMs ?? 5_000;

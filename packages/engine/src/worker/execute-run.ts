@@ -4,14 +4,20 @@ import type { StepKind } from "@oah/core";
 import type { Claim, RunOutcome } from "@oah/store";
 import { abortReasonOf, sleep } from "../abort";
 import type { RunJournal } from "../executors/executor";
-import type { HostContext } from "../host";
+import type { HostContext } from "../host-context";
 import { outcomeOf, type Settled } from "./outcome";
+
+/** What the execution of one run uses of its host. */
+export type ExecutionHost = Pick<
+  HostContext,
+  "store" | "observers" | "active" | "executors" | "hooks" | "workspaceRoot" | "logger" | "finishRetryMs"
+>;
 
 /**
  * Writes of one execution, fenced by its claim; a refused write means another
  * owner: stop. Finished steps are also told to the observers (the local journal).
  */
-function journalFor(host: HostContext, run: Run, claim: Claim, controller: AbortController): RunJournal {
+function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: AbortController): RunJournal {
   const fenced = <T>(written: T): T => {
     if (written === false || written === null) controller.abort({ kind: "fenced" });
     return written;
@@ -56,7 +62,7 @@ class ExecutionAborted extends Error {
  * waiting_tool (SPEC §6): the run keeps its session lock and heartbeat while it
  * waits; the result comes by a signal, or by the heartbeat's store check.
  */
-async function waitForTool(host: HostContext, claim: Claim, controller: AbortController, name: string) {
+async function waitForTool(host: ExecutionHost, claim: Claim, controller: AbortController, name: string) {
   const { signal } = controller;
   if (!(await host.store.waitForTool(claim, name))) {
     controller.abort({ kind: "fenced" });
@@ -83,7 +89,7 @@ async function waitForTool(host: HostContext, claim: Claim, controller: AbortCon
 }
 
 /** The terminal write must not be lost to a short store outage: retry it for a while. */
-async function finish(host: HostContext, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+async function finish(host: ExecutionHost, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
   const deadline = Date.now() + host.finishRetryMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
     try {
@@ -102,7 +108,7 @@ async function finish(host: HostContext, claim: Claim, outcome: RunOutcome): Pro
  * is free then, while the hooks after the run and the terminal write go on.
  */
 export async function executeRun(
-  host: HostContext,
+  host: ExecutionHost,
   run: Run,
   claim: Claim,
   executed: () => void,

@@ -1,5 +1,8 @@
 import type { SessionClaim } from "@oah/queue";
-import type { HostContext } from "../host";
+import type { HostContext } from "../host-context";
+
+/** What a claim ahead uses of its host. */
+export type HeldClaimHost = Pick<HostContext, "queue" | "logger" | "settling" | "observers">;
 
 /**
  * A session claimed ahead for a slot's next run (see ClaimAheadPolicy). Taken in
@@ -15,7 +18,7 @@ export class HeldClaim {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly host: HostContext,
+    private readonly host: HeldClaimHost,
     private readonly holdMs: number,
   ) {
     this.claim = host.queue.claim().catch((error: unknown) => {

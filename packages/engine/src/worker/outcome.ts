@@ -1,6 +1,6 @@
 import type { RunOutcome } from "@oah/store";
 import type { AbortReason } from "../abort";
-import { RunFailure } from "../executors/executor";
+import { RunFailure } from "../run-failure";
 
 export type Settled = { ok: true; output: unknown } | { ok: false; error: unknown };
 

@@ -2,9 +2,12 @@ import { shouldClaimAhead } from "@oah/core";
 import type { SessionClaim } from "@oah/queue";
 import type { StartResult } from "@oah/store";
 import { sleep } from "../abort";
-import type { HostContext } from "../host";
-import { executeRun } from "./execute-run";
-import { HeldClaim } from "./held-claim";
+import type { HostContext } from "../host-context";
+import { type ExecutionHost, executeRun } from "./execute-run";
+import { HeldClaim, type HeldClaimHost } from "./held-claim";
+
+/** What a slot uses of its host: its claims, its runs' executions, and the claim-ahead policy. */
+export type WorkerHost = ExecutionHost & HeldClaimHost & Pick<HostContext, "claimAhead">;
 
 export type WorkerState = "starting" | "idle" | "busy" | "stopping";
 
@@ -26,7 +29,7 @@ export class Worker {
 
   constructor(
     readonly id: string,
-    private readonly host: HostContext,
+    private readonly host: WorkerHost,
     /** Told the queue wait of each run this worker starts. */
     private readonly onStarted: (queueWaitMs: number) => void = () => {},
   ) {}

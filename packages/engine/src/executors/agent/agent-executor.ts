@@ -1,7 +1,7 @@
 import type { AgentInput } from "@oah/contract";
 import { shellDisabled } from "../../commands/command-runner";
+import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
-import { RunFailure } from "../executor";
 import { callModel } from "../model/model-call";
 import type { ChatMessage, ModelEndpoint, ToolCall, ToolSpec } from "../model/model-client";
 import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";

@@ -1,5 +1,5 @@
+import { RunFailure } from "../../run-failure";
 import type { ExecutionContext } from "../executor";
-import { RunFailure } from "../executor";
 import {
   type ChatMessage,
   chatCompletion,

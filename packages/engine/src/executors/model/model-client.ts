@@ -1,4 +1,4 @@
-import { RunFailure } from "../executor";
+import { RunFailure } from "../../run-failure";
 
 /** A chat message in the OpenAI chat-completions shape. */
 export interface ChatMessage {

@@ -1,8 +1,8 @@
 import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep } from "../../abort";
 import { shellDisabled } from "../../commands/command-runner";
+import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
-import { RunFailure } from "../executor";
 import { callModel } from "../model/model-call";
 import type { ModelEndpoint } from "../model/model-client";
 import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";

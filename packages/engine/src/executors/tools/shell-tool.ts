@@ -1,6 +1,6 @@
 import { type CommandRunner, shellDisabled } from "../../commands/command-runner";
+import { RunFailure } from "../../run-failure";
 import type { ExecutionContext } from "../executor";
-import { RunFailure } from "../executor";
 
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */

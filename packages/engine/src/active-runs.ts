@@ -1,5 +1,5 @@
 import type { Claim } from "@oah/store";
-import type { AbortReason } from "../abort";
+import type { AbortReason } from "./abort";
 
 export interface ActiveRun {
   /** The store claim; its token is also the session lock's fencing token in the queue. */

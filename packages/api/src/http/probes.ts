@@ -1,9 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthOutcome, BearerAuth } from "./bearer-auth";
-import type { Metrics } from "./metrics";
+import { sendJson } from "./respond";
+
+/** What an HTTP server of oah records and exposes: its requests, and the process's Prometheus metrics. */
+export interface HttpMetrics {
+  registry: { metrics(): Promise<string>; contentType: string };
+  httpRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+}
 
 export interface ProbeOptions {
-  metrics: Metrics;
+  metrics: Pick<HttpMetrics, "registry">;
   /** Ready to serve: started, not draining, and the store answers. */
   isReady: () => Promise<boolean>;
   /** The bearer check of /metrics; null without OAH_API_TOKEN. */
@@ -35,16 +41,6 @@ export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): {
   };
 }
 
-function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-  res.end(JSON.stringify(body));
-}
-
 /**
  * Answers /healthz, /readyz (never behind the token) and /metrics (behind it when
  * one is set); resolves to the status sent, or null for any other path.
@@ -56,19 +52,19 @@ export async function serveProbe(
   options: ProbeOptions,
 ): Promise<number | null> {
   if (path === "/healthz") {
-    json(res, 200, { status: "ok" });
+    sendJson(res, 200, { status: "ok" });
     return 200;
   }
   if (path === "/readyz") {
     const ready = await options.isReady().catch(() => false);
-    json(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" });
+    sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" });
     return ready ? 200 : 503;
   }
   if (path !== "/metrics") return null;
   const outcome = options.auth?.check(req) ?? { ok: true };
   if (!outcome.ok) {
     const refusal = authRefusal(outcome);
-    json(res, refusal.status, refusal.body, refusal.headers);
+    sendJson(res, refusal.status, refusal.body, refusal.headers);
     return refusal.status;
   }
   const text = await options.metrics.registry.metrics();

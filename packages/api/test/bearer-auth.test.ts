@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { AttemptLimiter } from "@oah/core";
 import { describe, expect, it } from "vitest";
-import { BearerAuth, sameSecret } from "../src";
+import { BearerAuth, sameSecret } from "../src/http";
 
 const TOKEN = "3f9c2e7a41b8d05c6e2f9a1b7c4d8e03";
 const request = (authorization: string | undefined, remoteAddress = "10.0.0.1") =>

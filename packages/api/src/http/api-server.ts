@@ -1,62 +1,26 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import {
-  type ApiContext,
-  answerClientError,
-  appRouter,
-  bodyIsNotJson,
-  createCaller,
-  matchRoute,
-  originRefusal,
-  toApiError,
-} from "@oah/api";
 import { OahError } from "@oah/core";
-import type { Logger, RunEngine } from "@oah/engine";
-import { authRefusal, BearerAuth, discardUnreadBody, type Metrics, serveProbe } from "@oah/runtime";
+import type { Logger, RunService } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { appRouter, createCaller } from "../root";
+import type { ApiContext } from "../trpc";
+import { BearerAuth } from "./bearer-auth";
+import { readJsonBody } from "./body";
+import { answerClientError } from "./client-errors";
+import { authRefusal, type HttpMetrics, serveProbe } from "./probes";
+import { bodyIsNotJson, originRefusal } from "./request-guard";
+import { sendError, sendJson } from "./respond";
+import { matchRoute } from "./routes";
+import { boundServer, discardUnreadBody } from "./server-bounds";
 
-export interface ServerOptions {
-  engine: RunEngine;
-  metrics: Metrics;
+export interface ApiServerOptions {
+  service: RunService;
+  metrics: HttpMetrics;
   logger: Logger;
   apiToken: string | undefined;
   maxBodyBytes: number;
-  /** False while starting and once shutting down: /readyz answers 503. */
-  isAccepting: () => boolean;
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): number {
-  const { status, body } = toApiError(error);
-  sendJson(res, status, body, headers);
-  return status;
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) throw new OahError("payload_too_large", `the request body exceeds ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new OahError("payload_too_large", `the request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  if (size === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw new OahError("invalid_json", "the request body is not valid JSON");
-  }
+  /** Started, not draining, and the store answers: /readyz answers 200. */
+  isReady: () => Promise<boolean>;
 }
 
 /** The most calls one tRPC batch may hold; more is a 400. */
@@ -66,10 +30,10 @@ export const MAX_BATCH_SIZE = 10;
  * One HTTP server for the whole API: the HTTP paths of SPEC §12 and tRPC at
  * /trpc, both answered by the same router, plus probes and metrics.
  */
-export function createApiServer(options: ServerOptions): Server {
-  const { engine, metrics, logger, apiToken } = options;
+export function createApiServer(options: ApiServerOptions): Server {
+  const { service, metrics, logger, apiToken } = options;
   const auth = apiToken ? new BearerAuth(apiToken) : null;
-  const context: ApiContext = { engine };
+  const context: ApiContext = { service };
   const caller = createCaller(context);
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -98,8 +62,7 @@ export function createApiServer(options: ServerOptions): Server {
     const probe = await serveProbe(req, res, path, {
       metrics,
       auth,
-      isReady: async () =>
-        options.isAccepting() && engine.ready && (await engine.store.ping().then(() => true)),
+      isReady: options.isReady,
     });
     if (probe !== null) return { route: path, status: probe };
     const outcome = auth?.check(req) ?? { ok: true };
@@ -132,7 +95,7 @@ export function createApiServer(options: ServerOptions): Server {
       };
     }
     const { route } = match;
-    const body = req.method === "POST" ? await readBody(req, options.maxBodyBytes) : undefined;
+    const body = req.method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : undefined;
     const query = Object.fromEntries(url.searchParams);
     const result = await route.call(caller, { params: match.params, query, body });
     const status = typeof route.status === "number" ? route.status : route.status(result as never);
@@ -162,5 +125,6 @@ export function createApiServer(options: ServerOptions): Server {
       });
   });
   server.on("clientError", answerClientError);
+  boundServer(server);
   return server;
 }

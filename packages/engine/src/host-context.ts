@@ -1,0 +1,40 @@
+import type { ClaimAheadPolicy } from "@oah/core";
+import type { SessionQueue } from "@oah/queue";
+import type { RunStore } from "@oah/store";
+import type { ActiveRuns } from "./active-runs";
+import type { HostLeases } from "./coordination/host-leases";
+import type { Executor } from "./executors/executor";
+import type { HookRunner } from "./hooks/hook-runner";
+import type { Liveness } from "./liveness";
+import type { Logger } from "./logger";
+import type { EngineObservers } from "./observers";
+import type { Settling } from "./settling";
+
+/**
+ * Everything the parts of one host share, built once by createEngine. No part takes
+ * all of it: each names the slice it uses (a `Pick` of this), so that what a part can
+ * touch is read from its own file.
+ */
+export interface HostContext {
+  hostId: string;
+  store: RunStore;
+  queue: SessionQueue;
+  executors: ReadonlyMap<string, Executor>;
+  active: ActiveRuns;
+  logger: Logger;
+  observers: EngineObservers;
+  /** The configured hooks (OAH_HOOKS) around runs and tool calls. */
+  hooks: HookRunner;
+  /** Shell steps run in `<workspaceRoot>/<workspaceId>`. */
+  workspaceRoot: string;
+  settling: Settling;
+  /** How long to keep retrying a terminal write while the store is unreachable. */
+  finishRetryMs: number;
+  /** When a slot claims its next session while its run starts. */
+  claimAhead: ClaimAheadPolicy;
+  /** Where this host renews its lease (the runs it executes) on every heartbeat, for `leaseTtlMs`. */
+  leases: HostLeases;
+  leaseTtlMs: number;
+  /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
+  liveness: Liveness | null;
+}

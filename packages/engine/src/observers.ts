@@ -1,0 +1,22 @@
+import type { Run } from "@oah/contract";
+import type { StepKind } from "@oah/core";
+
+/** Observers of the engine's work (metrics, mostly); called synchronously, must not throw. */
+export interface EngineObservers {
+  runSubmitted?(event: { run: Run }): void;
+  runStarted?(event: { run: Run; queueWaitMs: number }): void;
+  runFinished?(event: { run: Run; durationMs: number }): void;
+  stepFinished?(event: {
+    run: Run;
+    kind: StepKind;
+    name: string;
+    status: "completed" | "failed";
+    output: unknown;
+    errorCode: string | null;
+    durationMs: number;
+  }): void;
+  /** A session claimed ahead was taken by its slot, put back, or none was found. */
+  claimedAhead?(event: { outcome: "taken" | "put_back" | "empty" }): void;
+  /** A maintenance task ran here, was skipped (another host holds its lock), or failed. */
+  maintenanceRan?(event: { task: string; outcome: "done" | "skipped" | "failed"; durationMs: number }): void;
+}

@@ -1,0 +1,199 @@
+import type {
+  CancelResult,
+  ListStorageRunsInput,
+  PoolOverview,
+  RequeueAccepted,
+  RequeueItem,
+  Run,
+  RunEvent,
+  RunStep,
+  StorageOverview,
+  StorageRunsPage,
+  SubmitRunInput,
+} from "@oah/contract";
+import { runExecutesCommands, sameSubmission } from "@oah/contract";
+import { type ApiErrorCode, newRunId, OahError } from "@oah/core";
+import type { SessionQueue } from "@oah/queue";
+import type { RunStore } from "@oah/store";
+import type { RunSignalBus } from "../coordination/run-signal-bus";
+import type { Logger } from "../logger";
+import type { EngineObservers } from "../observers";
+import { type PoolReports, poolOverview } from "./pool-overview";
+import { listStorageRuns } from "./storage-runs";
+
+export interface RunServiceOptions {
+  store: RunStore;
+  queue: SessionQueue;
+  signals: RunSignalBus;
+  pools: PoolReports;
+  logger: Logger;
+  observers: Pick<EngineObservers, "runSubmitted">;
+  /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */
+  acceptsCommandRuns: boolean;
+  runTimeoutMs: number;
+  /** The recovery budget a manual requeue is checked against. */
+  maxAttempts: number;
+}
+
+/** Who asks for a requeue, and whether runs whose cancel was requested start again too. */
+export interface RequeueRequest {
+  requestedBy?: string;
+  includeCancelled?: boolean;
+}
+
+/**
+ * What the API asks of the engine (SPEC §12): submission, reads, cancels, tool results,
+ * the operators' requeues, the storage list and overview, the pools. The store holds the
+ * truth; the queue and the signals are told after it, and a failure to tell them is
+ * mended by reconcile or the heartbeat, never answered as an error.
+ */
+export class RunService {
+  constructor(private readonly options: RunServiceOptions) {}
+
+  async submit(input: SubmitRunInput): Promise<{ run: Run; created: boolean }> {
+    if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
+      throw new OahError(
+        "shell_disabled",
+        "this deployment runs no commands (OAH_SHELL=off): shell and hook steps and the agent's shell tool are refused",
+      );
+    }
+    const asked = {
+      id: newRunId(),
+      sessionId: input.sessionId,
+      workspaceId: input.workspaceId,
+      parentRunId: input.parentRunId ?? null,
+      priority: input.priority,
+      executor: input.executor,
+      input: input.input,
+      timeoutMs: input.timeoutMs ?? this.options.runTimeoutMs,
+      idempotencyKey: input.idempotencyKey ?? null,
+    };
+    const { run, created, queueEntry } = await this.options.store.createRun(asked);
+    if (!created && !sameSubmission(run, asked)) {
+      throw new OahError(
+        "idempotency_key_conflict",
+        `idempotencyKey ${JSON.stringify(asked.idempotencyKey)} was used in session ${run.sessionId} for ` +
+          `${run.id}, with another body; use a new key for another run`,
+      );
+    }
+    if (created) {
+      this.options.observers.runSubmitted?.({ run });
+      try {
+        await this.options.queue.enqueue([queueEntry]);
+      } catch (error) {
+        // The run is stored as queued; the next queue refill picks it up.
+        this.options.logger.error({ err: error, runId: run.id }, "could not enqueue a stored run");
+      }
+    }
+    return { run, created };
+  }
+
+  async getRun(runId: string): Promise<Run> {
+    const run = await this.options.store.getRun(runId);
+    if (!run) throw new OahError("run_not_found", `no run with id ${runId}`);
+    return run;
+  }
+
+  async listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]> {
+    return this.options.store.listSessionRuns(sessionId, page);
+  }
+
+  async listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]> {
+    const events = await this.options.store.listRunEvents(runId, page);
+    if (events.length === 0) await this.getRun(runId);
+    return events;
+  }
+
+  async listRunSteps(runId: string): Promise<RunStep[]> {
+    const steps = await this.options.store.listRunSteps(runId);
+    if (steps.length === 0) await this.getRun(runId);
+    return steps;
+  }
+
+  /** A queued run is cancelled at once; an active one is aborted wherever it executes. */
+  async cancel(runId: string): Promise<CancelResult> {
+    const request = await this.options.store.requestCancel(runId);
+    if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
+    // The store has recorded the cancel: if the queue cannot be told now, a worker that
+    // claims the run finds it cancelled, and the executing host finds the request on its heartbeat.
+    try {
+      if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
+      if (request.kind === "requested") await this.options.signals.publish({ kind: "cancel", runId });
+    } catch (error) {
+      this.options.logger.warn({ err: error, runId }, "cancel recorded; the queue could not be told at once");
+    }
+    return { runId, status: request.run.status };
+  }
+
+  /** A client's result for a run in `waiting_tool`; the executing host resumes the run with it. */
+  async submitToolResult(runId: string, name: string, output: unknown) {
+    const delivery = await this.options.store.deliverToolResult(runId, name, output);
+    switch (delivery.kind) {
+      case "unknown_run":
+        throw new OahError("tool_result_unknown_run", `no run with id ${runId}`);
+      case "not_waiting":
+        throw new OahError(
+          "tool_result_not_waiting",
+          delivery.status === "waiting_tool"
+            ? `the run already has a result for ${delivery.waitingTool}`
+            : `the run is ${delivery.status}, not waiting for a tool result`,
+        );
+      case "wrong_name":
+        throw new OahError(
+          "tool_result_wrong_name",
+          `the run waits for ${delivery.waitingTool}, not ${name}`,
+        );
+    }
+    try {
+      await this.options.signals.publish({ kind: "tool_result", runId });
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, runId },
+        "tool result stored; its host finds it on its heartbeat",
+      );
+    }
+    return { runId, name, status: "accepted" as const };
+  }
+
+  /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */
+  async requeue(runId: string, request: RequeueRequest = {}): Promise<RequeueAccepted> {
+    const [item] = await this.requeueMany([runId], request);
+    if (item!.status === "error") throw new OahError(item!.errorCode as ApiErrorCode, item!.errorMessage);
+    return item!;
+  }
+
+  /** An operator's requeue of many runs, answered item by item (a repeated id is answered once). */
+  async requeueMany(runIds: readonly string[], request: RequeueRequest = {}): Promise<RequeueItem[]> {
+    const { store, queue, logger, maxAttempts } = this.options;
+    const outcomes = await store.requeueRuns([...new Set(runIds)], {
+      by: request.requestedBy ?? "api",
+      maxAttempts,
+      includeCancelled: request.includeCancelled ?? false,
+    });
+    const accepted = outcomes.flatMap((o) => (o.ok ? [o.queueEntry] : []));
+    try {
+      await queue.enqueue(accepted);
+    } catch (error) {
+      // Stored as queued: the next reconcile enqueues them.
+      logger.error({ err: error, runs: accepted.length }, "requeued runs could not be enqueued yet");
+    }
+    return outcomes.map(
+      (o): RequeueItem =>
+        o.ok
+          ? { runId: o.runId, status: "queued", previousStatus: o.previousStatus, source: "manual_requeue" }
+          : { runId: o.runId, status: "error", errorCode: o.code, errorMessage: o.message },
+    );
+  }
+
+  listStorageRuns(input: ListStorageRunsInput): Promise<StorageRunsPage> {
+    return listStorageRuns(this.options.store, input);
+  }
+
+  overview(): Promise<StorageOverview> {
+    return this.options.store.overview();
+  }
+
+  poolOverview(): Promise<PoolOverview> {
+    return poolOverview(this.options.pools);
+  }
+}

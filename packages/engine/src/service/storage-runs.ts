@@ -1,0 +1,27 @@
+import type { ListStorageRunsInput, StorageRunsPage } from "@oah/contract";
+import type { RunStore } from "@oah/store";
+import { decodeCursor, encodeCursor, normalizeFilters } from "./storage-cursor";
+
+/** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
+export async function listStorageRuns(
+  store: RunStore,
+  input: ListStorageRunsInput,
+): Promise<StorageRunsPage> {
+  const { limit, cursor, ...filters } = input;
+  const appliedFilters = normalizeFilters(filters);
+  const after = cursor ? decodeCursor(cursor, appliedFilters) : undefined;
+  const rows = await store.listRuns({
+    ...appliedFilters,
+    createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
+    createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
+    after,
+    limit: limit + 1,
+  });
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor =
+    rows.length > limit && last
+      ? encodeCursor({ createdAt: Date.parse(last.createdAt), id: last.id }, appliedFilters)
+      : null;
+  return { items, nextCursor, appliedFilters };
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { localMaintenanceLock, type MaintenanceLock, silentLogger } from "../src";
+import { Maintenance } from "../src/maintenance/maintenance";
+import type { MaintenanceContext, MaintenanceTask } from "../src/maintenance/task";
+import { MAINTENANCE_PLUGINS } from "../src/maintenance/tasks";
+
+type Told = { task: string; outcome: string };
+
+function recorder() {
+  const calls: string[] = [];
+  const told: Told[] = [];
+  const task = (name: string, intervalMs: number, body: () => Promise<void> = async () => {}) =>
+    ({
+      name,
+      intervalMs,
+      run: async ({ atStart }) => {
+        calls.push(`${name}${atStart ? "@start" : ""}`);
+        await body();
+      },
+    }) satisfies MaintenanceTask;
+  const observers = { maintenanceRan: ({ task, outcome }: Told) => told.push({ task, outcome }) };
+  return { calls, told, task, observers };
+}
+
+/** A lock another host holds for the tasks named. */
+const heldElsewhere = (...tasks: string[]): MaintenanceLock => ({
+  tryAcquire: async (task) => (tasks.includes(task) ? null : "token"),
+  release: async () => {},
+});
+
+describe("maintenance", () => {
+  it("runs every task once, in order, before the pool starts", async () => {
+    const r = recorder();
+    const m = new Maintenance(
+      [r.task("a", 0), r.task("b", 0), r.task("c", 0)],
+      localMaintenanceLock,
+      silentLogger,
+      r.observers,
+    );
+    await m.runAtStart();
+    expect(r.calls).toEqual(["a@start", "b@start", "c@start"]);
+    expect(r.told).toEqual(["a", "b", "c"].map((task) => ({ task, outcome: "done" })));
+  });
+
+  it("skips a task whose lock another host holds, and runs the others", async () => {
+    const r = recorder();
+    const m = new Maintenance(
+      [r.task("a", 0), r.task("b", 0)],
+      heldElsewhere("a"),
+      silentLogger,
+      r.observers,
+    );
+    await m.runAtStart();
+    expect(r.calls).toEqual(["b@start"]);
+    expect(r.told).toEqual([
+      { task: "a", outcome: "skipped" },
+      { task: "b", outcome: "done" },
+    ]);
+  });
+
+  it("fails the start with the task's error, after freeing its lock", async () => {
+    const r = recorder();
+    const released: string[] = [];
+    const lock: MaintenanceLock = {
+      tryAcquire: async (task) => `${task}-token`,
+      release: async (_task, token) => {
+        released.push(token);
+      },
+    };
+    const failing = r.task("a", 0, async () => {
+      throw new Error("store away");
+    });
+    const m = new Maintenance([failing, r.task("b", 0)], lock, silentLogger, r.observers);
+    await expect(m.runAtStart()).rejects.toThrow("store away");
+    expect(r.calls).toEqual(["a@start"]);
+    expect(released).toEqual(["a-token"]);
+    expect(r.told).toEqual([{ task: "a", outcome: "failed" }]);
+  });
+
+  it("then runs each task on its own interval, never two at once, and goes on after a failure", async () => {
+    const r = recorder();
+    let running = 0;
+    let overlapped = false;
+    let failures = 0;
+    const busy = (fail: boolean) => async () => {
+      running++;
+      if (running > 1) overlapped = true;
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      running--;
+      if (fail && failures++ === 0) throw new Error("once");
+    };
+    const warned: string[] = [];
+    const logger = { ...silentLogger, warn: (_: object, msg?: string) => warned.push(msg ?? "") };
+    const m = new Maintenance(
+      [r.task("fast", 10, busy(true)), r.task("slow", 25, busy(false)), r.task("start-only", 0)],
+      localMaintenanceLock,
+      logger,
+      r.observers,
+    );
+    m.start();
+    await expect
+      .poll(() => r.calls.filter((c) => c === "fast").length, { timeout: 5_000 })
+      .toBeGreaterThan(3);
+    await expect
+      .poll(() => r.calls.filter((c) => c === "slow").length, { timeout: 5_000 })
+      .toBeGreaterThan(1);
+    await m.stop();
+    const after = r.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(r.calls.length).toBe(after);
+    expect(overlapped).toBe(false);
+    expect(r.calls).not.toContain("start-only");
+    expect(warned).toEqual(["maintenance failed"]);
+    expect(r.told).toContainEqual({ task: "fast", outcome: "failed" });
+  });
+});
+
+describe("the maintenance tasks", () => {
+  const context = (exclusiveOwner: boolean): MaintenanceContext => ({
+    host: {} as MaintenanceContext["host"],
+    settings: {
+      strategy: "fail",
+      maxAttempts: 3,
+      exclusiveOwner,
+      staleAfterMs: 30_000,
+      scanIntervalMs: 15_000,
+    },
+  });
+
+  it("recover stale runs first, then refill the queue, then reconcile it", () => {
+    expect(MAINTENANCE_PLUGINS.map((plugin) => plugin(context(false)).name)).toEqual([
+      "stale-runs",
+      "queue-refill",
+      "queue-reconcile",
+    ]);
+  });
+
+  it.each([
+    [false, 15_000],
+    [true, 0],
+  ])("with an exclusive owner %s, run every %i ms after the start", (exclusiveOwner, intervalMs) => {
+    for (const plugin of MAINTENANCE_PLUGINS)
+      expect(plugin(context(exclusiveOwner)).intervalMs).toBe(intervalMs);
+  });
+});
