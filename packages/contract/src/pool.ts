@@ -1,16 +1,4 @@
-import type { PoolPressures, RebalanceReason } from "@oah/core";
-
-/** The queue figures a pool sizes itself by (SPEC §5). */
-export interface QueuePressureFigures {
-  readyQueueDepth: number;
-  uniqueReadySessionCount: number;
-  subagentReadySessionCount: number;
-  subagentReadyQueueDepth: number;
-  lockedReadySessionCount: number;
-  staleReadySessionCount: number;
-  readySessionCount: number;
-  oldestSchedulableReadyAgeMs: number;
-}
+import type { PoolPressures, QueuePressure, RebalanceReason } from "@oah/core";
 
 export type WorkerState = "starting" | "idle" | "busy" | "stopping";
 export type ProcessKind = "embedded" | "standalone";
@@ -72,7 +60,7 @@ export interface PoolSnapshot {
   at: number;
   min: number;
   max: number;
-  pressure: QueuePressureFigures;
+  pressure: QueuePressure;
   busyWorkers: number;
   idleWorkers: number;
   activeWorkers: number;

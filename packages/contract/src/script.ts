@@ -44,7 +44,20 @@ export const outputStepSchema = z.strictObject({
   value: jsonValue,
 });
 
-export const STEP_TYPES = ["sleep", "shell", "wait_tool", "model", "hook", "fail", "output"] as const;
+const STEP_SCHEMAS = [
+  sleepStepSchema,
+  shellStepSchema,
+  waitToolStepSchema,
+  modelStepSchema,
+  hookStepSchema,
+  failStepSchema,
+  outputStepSchema,
+] as const;
+
+export type StepType = (typeof STEP_SCHEMAS)[number]["shape"]["type"]["value"];
+
+/** The step types, read off the schemas: a new step type is a new schema in STEP_SCHEMAS. */
+export const STEP_TYPES: readonly StepType[] = STEP_SCHEMAS.map((schema) => schema.shape.type.value);
 
 function stepTypeError(issue: { code: string; input?: unknown }): string | undefined {
   if (issue.code !== "invalid_union") return undefined;
@@ -52,19 +65,7 @@ function stepTypeError(issue: { code: string; input?: unknown }): string | undef
   return `unknown step type ${JSON.stringify(type)}; expected one of ${STEP_TYPES.join(", ")}`;
 }
 
-export const scriptStepSchema = z.discriminatedUnion(
-  "type",
-  [
-    sleepStepSchema,
-    shellStepSchema,
-    waitToolStepSchema,
-    modelStepSchema,
-    hookStepSchema,
-    failStepSchema,
-    outputStepSchema,
-  ],
-  { error: stepTypeError },
-);
+export const scriptStepSchema = z.discriminatedUnion("type", STEP_SCHEMAS, { error: stepTypeError });
 
 export const scriptInputSchema = z.strictObject({
   steps: z.array(scriptStepSchema).max(1000),

@@ -2,6 +2,7 @@
  * Worker pool sizing (SPEC §8): the pure policy. Signals and the clock are inputs, so the
  * host owns timers, I/O and the registry; this file only decides.
  */
+import type { QueuePressure } from "./queue-pressure";
 
 export interface PoolSizingConfig {
   min: number;
@@ -27,11 +28,12 @@ export interface PoolGlobalSignals {
   remoteBusyWorkers: number;
 }
 
-export interface PoolSignals {
-  /** From the queue's pressure read (SPEC §5). */
-  readySessionCount: number;
-  subagentReadySessionCount: number;
-  oldestSchedulableReadyAgeMs: number;
+/** The figures of the queue's pressure read (SPEC §5) and of the pool, that the policy weighs. */
+export interface PoolSignals
+  extends Pick<
+    QueuePressure,
+    "readySessionCount" | "subagentReadySessionCount" | "oldestSchedulableReadyAgeMs"
+  > {
   /** Local workers not stopping (idle + busy + starting). */
   activeWorkers: number;
   busyWorkers: number;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { QueueEntry, RunPriority } from "@oah/core";
-import type { QueuePressure, ReleaseOptions, SessionClaim, SessionLock, SessionQueue } from "./session-queue";
+import type { QueueEntry, QueuePressure, RunPriority } from "@oah/core";
+import type { ReleaseOptions, SessionClaim, SessionLock, SessionQueue } from "./session-queue";
 import { Waiters } from "./waiters";
 
 interface SessionState {

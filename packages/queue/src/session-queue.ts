@@ -1,4 +1,4 @@
-import type { QueueEntry } from "@oah/core";
+import type { QueueEntry, QueuePressure } from "@oah/core";
 
 /** A session taken by one worker: its lock, fenced by `token`, and the run to execute. */
 export interface SessionClaim {
@@ -7,18 +7,6 @@ export interface SessionClaim {
   entry: QueueEntry;
   /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
   readySince: number;
-}
-
-/** What the pool reads to size itself (SPEC §5, §8). */
-export interface QueuePressure {
-  readyQueueDepth: number;
-  uniqueReadySessionCount: number;
-  subagentReadySessionCount: number;
-  subagentReadyQueueDepth: number;
-  lockedReadySessionCount: number;
-  staleReadySessionCount: number;
-  readySessionCount: number;
-  oldestSchedulableReadyAgeMs: number;
 }
 
 export interface SessionLock {

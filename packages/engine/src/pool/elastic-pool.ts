@@ -11,6 +11,7 @@ import {
   INITIAL_REBALANCE_STATE,
   type PoolGlobalSignals,
   type PoolSizingConfig,
+  type QueuePressure,
   type Rebalance,
   type RebalanceState,
   rebalance,
@@ -19,7 +20,6 @@ import {
   suggestPoolSize,
   workerIdOf,
 } from "@oah/core";
-import type { QueuePressure } from "@oah/queue";
 import type { PoolBoard } from "../coordination/pool-board";
 import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-registry";
 import type { HostContext } from "../host-context";

@@ -12,7 +12,8 @@ import type {
   SubmitRunInput,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
-import { type ApiErrorCode, newRunId, OahError } from "@oah/core";
+import { type ApiErrorCode, OahError } from "@oah/core";
+import { newRunId } from "@oah/core/run-id";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";

@@ -1,3 +1,4 @@
+import type { WorkerState } from "@oah/contract";
 import { shouldClaimAhead } from "@oah/core";
 import type { SessionClaim } from "@oah/queue";
 import type { StartResult } from "@oah/store";
@@ -8,8 +9,6 @@ import { HeldClaim, type HeldClaimHost } from "./held-claim";
 
 /** What a slot uses of its host: its claims, its runs' executions, and the claim-ahead policy. */
 export type WorkerHost = ExecutionHost & HeldClaimHost & Pick<HostContext, "claimAhead">;
-
-export type WorkerState = "starting" | "idle" | "busy" | "stopping";
 
 const STORE_BACKOFF_MS = 1_000;
 

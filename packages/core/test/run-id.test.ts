@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newRunId, ulid } from "../src";
+import { newRunId, ulid } from "../src/run-id";
 
 describe("run ids", () => {
   it("are run_ and 26 Crockford characters", () => {

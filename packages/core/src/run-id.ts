@@ -1,7 +1,7 @@
+// Not in the index: it needs node:crypto, and the index is imported by the console's browser code.
 import { randomBytes } from "node:crypto";
+import { ULID_ALPHABET as ALPHABET } from "./id-patterns";
 
-// Crockford base32, as in ULID: ids sort by creation time, byte-wise and as text.
-const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const TIME_CHARS = 10;
 const RANDOM_CHARS = 16;
 

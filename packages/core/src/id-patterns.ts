@@ -1,0 +1,14 @@
+// Crockford base32, as in ULID: ids sort by creation time, byte-wise and as text.
+export const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** A run id: `run_` and a ULID (run-id.ts makes them). */
+export const RUN_ID_PATTERN = /^run_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A session id: chosen by the client. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * A workspace id names a directory under OAH_WORKSPACE_ROOT: no separators and no
+ * leading dot, so that "." and ".." can never escape the root.
+ */
+export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
