@@ -7,6 +7,7 @@ import { useState } from "react";
 import { REFRESH_MS } from "@/lib/constants";
 import { ago, between, duration, json } from "@/lib/format";
 import { isCancellable, requeueKind } from "@/lib/runs";
+import { EMPTY_FILTERS, filtersToQuery } from "@/lib/storage-filters/view";
 import { errorFacts, useTRPC } from "@/lib/trpc";
 import { Code, RecoveryBadge, StatusBadge } from "./Badges";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -279,7 +280,9 @@ export function RunDetail({ runId }: { runId: string }) {
     <div className="run-detail">
       <p className="crumbs">
         <Link href="/storage">← Runs</Link> ·{" "}
-        <Link href={`/storage?sessionId=${encodeURIComponent(r.sessionId)}`}>session {r.sessionId}</Link>
+        <Link href={`/storage${filtersToQuery({ ...EMPTY_FILTERS, sessionId: r.sessionId })}`}>
+          session {r.sessionId}
+        </Link>
       </p>
       <RefreshErrorBanner errors={errors} updatedAt={run.dataUpdatedAt || null} />
       <header className="run-head">

@@ -5,8 +5,14 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { REFRESH_MS } from "@/lib/constants";
-import { filtersToInput, filtersToQuery, hasFilters, PAGE_SIZES, type RunFilters } from "@/lib/filters";
 import { isRequeueEligible } from "@/lib/runs";
+import {
+  filtersToInput,
+  filtersToQuery,
+  hasFilters,
+  PAGE_SIZES,
+  type RunFilters,
+} from "@/lib/storage-filters/view";
 import { errorFacts, useTRPC } from "@/lib/trpc";
 import { Code, RecoveryBadge, StatusBadge } from "./Badges";
 import { ConfirmDialog } from "./ConfirmDialog";
