@@ -9,7 +9,7 @@ import { useTRPC } from "@/lib/trpc";
 import { RefreshErrorBanner } from "./ErrorBanner";
 import { FilterBar } from "./FilterBar";
 import { OverviewCards } from "./OverviewCards";
-import { PoolSection } from "./PoolSection";
+import { PoolSection } from "./pool/PoolSection";
 import { RunsPanel } from "./RunsPanel";
 import { Time } from "./Time";
 
