@@ -10,7 +10,7 @@ import { RefreshErrorBanner } from "./ErrorBanner";
 import { FilterBar } from "./FilterBar";
 import { OverviewCards } from "./OverviewCards";
 import { PoolSection } from "./pool/PoolSection";
-import { RunsPanel } from "./RunsPanel";
+import { RunsPanel } from "./runs/RunsPanel";
 import { Time } from "./Time";
 
 export function StorageView() {

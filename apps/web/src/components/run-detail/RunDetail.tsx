@@ -3,7 +3,7 @@
 import type { Run, RunEvent, RunStep } from "@oah/contract";
 import Link from "next/link";
 import { noticeClass } from "@/lib/notice";
-import { EMPTY_FILTERS, filtersToQuery } from "@/lib/storage-filters/view";
+import { sessionHref } from "@/lib/storage-links";
 import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
 import { CancelDialog } from "./CancelDialog";
@@ -46,9 +46,7 @@ export function RunDetail({ runId }: { runId: string }) {
     <div className="run-detail">
       <p className="crumbs">
         <Link href="/storage">← Runs</Link> ·{" "}
-        <Link href={`/storage${filtersToQuery({ ...EMPTY_FILTERS, sessionId: r.sessionId })}`}>
-          session {r.sessionId}
-        </Link>
+        <Link href={sessionHref(r.sessionId)}>session {r.sessionId}</Link>
       </p>
       <RefreshErrorBanner
         errors={[run.error, events.error, steps.error]}
