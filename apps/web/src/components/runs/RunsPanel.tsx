@@ -8,11 +8,11 @@ import { type Cursors, FIRST_PAGE, pageText, previousPage } from "@/lib/runs-pan
 import { filtersToInput, hasFilters, type RunFilters } from "@/lib/storage-filters/view";
 import { errorFacts, useTRPC } from "@/lib/trpc";
 import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
-import { RequeueResults } from "../RequeueResults";
 import { BulkBar } from "./BulkBar";
 import { NoRuns } from "./NoRuns";
 import { Pager } from "./Pager";
 import { RequeueDialog } from "./RequeueDialog";
+import { RequeueResults } from "./RequeueResults";
 import { RunsHead } from "./RunsHead";
 import { RunsTable } from "./RunsTable";
 import { useRequeues } from "./useRequeues";
