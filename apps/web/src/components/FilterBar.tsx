@@ -1,12 +1,10 @@
 "use client";
 
-import type { RunStatus } from "@oah/core";
+import type { StorageOverview } from "@oah/contract";
 import { useEffect, useId, useRef, useState } from "react";
-import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES } from "@/lib/constants";
-import { hasFilters, type RunFilters, textFilterProblems } from "@/lib/filters";
+import { STORAGE_FILTERS } from "@/lib/storage-filters/table";
+import { type FilterName, filterProblems, hasFilters, type RunFilters } from "@/lib/storage-filters/view";
 import { MultiSelect } from "./MultiSelect";
-
-type TextKey = "sessionId" | "workspaceId" | "runId";
 
 /** A text filter: applied on Enter, on leaving the field, or after a pause in typing. */
 function TextFilter({
@@ -18,11 +16,11 @@ function TextFilter({
   onApply,
 }: {
   label: string;
-  name: TextKey;
+  name: FilterName;
   value: string;
   placeholder: string;
   problem: string | undefined;
-  onApply: (name: TextKey, value: string) => void;
+  onApply: (name: FilterName, value: string) => void;
 }) {
   const [draft, setDraft] = useState(value);
   const id = useId();
@@ -63,57 +61,47 @@ function TextFilter({
   );
 }
 
-/** The free-text filters, in the order they are shown. */
-const TEXT_FILTERS: { label: string; name: TextKey; placeholder: string }[] = [
-  { label: "Session", name: "sessionId", placeholder: "session id" },
-  { label: "Run", name: "runId", placeholder: "run_…" },
-  { label: "Workspace", name: "workspaceId", placeholder: "workspace id" },
-];
-
+/** Every Storage filter, as its entry in the filter table says to show it. */
 export function FilterBar({
   filters,
-  statusCounts,
+  overview,
   onFilters,
   onClear,
 }: {
   filters: RunFilters;
-  statusCounts: Record<RunStatus, number> | undefined;
+  overview: StorageOverview | undefined;
   onFilters: (f: Partial<RunFilters>) => void;
   onClear: () => void;
 }) {
-  const problems = textFilterProblems(filters);
+  const problems = filterProblems(filters);
+  // A control hands back a value of the kind its entry declares, so it is the filter's own type.
+  const apply = (name: FilterName, value: string | string[]) => onFilters({ [name]: value });
   return (
     <section className="filter-bar" aria-label="Filters">
-      <MultiSelect
-        label="Status"
-        options={RUN_STATUSES}
-        selected={filters.status}
-        counts={statusCounts}
-        onChange={(status) => onFilters({ status })}
-      />
-      <MultiSelect
-        label="Error code"
-        options={RUN_ERROR_CODES}
-        selected={filters.errorCode}
-        onChange={(errorCode) => onFilters({ errorCode })}
-      />
-      <MultiSelect
-        label="Recovery state"
-        options={RECOVERY_STATES}
-        selected={filters.recoveryState}
-        onChange={(recoveryState) => onFilters({ recoveryState })}
-      />
-      {TEXT_FILTERS.map(({ label, name, placeholder }) => (
-        <TextFilter
-          key={name}
-          label={label}
-          name={name}
-          value={filters[name]}
-          placeholder={placeholder}
-          problem={problems[name]}
-          onApply={(field, value) => onFilters({ [field]: value })}
-        />
-      ))}
+      {(Object.keys(STORAGE_FILTERS) as FilterName[]).map((name) => {
+        const { label, control } = STORAGE_FILTERS[name];
+        const value = filters[name];
+        return control.kind === "list" ? (
+          <MultiSelect
+            key={name}
+            label={label}
+            options={control.options}
+            selected={value as readonly string[]}
+            counts={overview && control.counts?.(overview)}
+            onChange={(values) => apply(name, values)}
+          />
+        ) : (
+          <TextFilter
+            key={name}
+            label={label}
+            name={name}
+            value={value as string}
+            placeholder={control.placeholder}
+            problem={problems[name]}
+            onApply={apply}
+          />
+        );
+      })}
       <button type="button" className="btn" onClick={onClear} disabled={!hasFilters(filters)}>
         Clear filters
       </button>

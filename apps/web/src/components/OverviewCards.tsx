@@ -2,27 +2,10 @@
 
 import type { StorageOverview } from "@oah/contract";
 import { RECOVERY_STATES, RUN_STATUSES } from "@/lib/constants";
-import { EMPTY_FILTERS, type RunFilters } from "@/lib/filters";
+import { isOnly, type RunFilters } from "@/lib/storage-filters/view";
 import { Time } from "./Time";
 
 type Apply = (filters: Partial<RunFilters>) => void;
-
-function same<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((v) => b.includes(v));
-}
-
-/** Only this one filter is set (besides the page size). */
-function only(current: RunFilters, wanted: Partial<RunFilters>): boolean {
-  const merged = { ...EMPTY_FILTERS, ...wanted, limit: current.limit };
-  return (
-    same(current.status, merged.status) &&
-    same(current.errorCode, merged.errorCode) &&
-    same(current.recoveryState, merged.recoveryState) &&
-    current.sessionId === merged.sessionId &&
-    current.workspaceId === merged.workspaceId &&
-    current.runId === merged.runId
-  );
-}
 
 /** The recovery block's cards: each counts one figure of the overview and filters the list by it. */
 const RECOVERY_CARDS: {
@@ -98,7 +81,7 @@ function Card({
     <button
       type="button"
       className={`card ${className}`}
-      aria-pressed={only(current, filter)}
+      aria-pressed={isOnly(current, filter)}
       data-testid={testId}
       title={hint}
       onClick={() => onApply(filter)}

@@ -4,13 +4,13 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback } from "react";
 import { REFRESH_MS } from "@/lib/constants";
-import { EMPTY_FILTERS, filtersToQuery, parseFilters, type RunFilters } from "@/lib/filters";
+import { EMPTY_FILTERS, filtersToQuery, parseFilters, type RunFilters } from "@/lib/storage-filters/view";
 import { useTRPC } from "@/lib/trpc";
 import { RefreshErrorBanner } from "./ErrorBanner";
 import { FilterBar } from "./FilterBar";
 import { OverviewCards } from "./OverviewCards";
-import { PoolSection } from "./PoolSection";
-import { RunsPanel } from "./RunsPanel";
+import { PoolSection } from "./pool/PoolSection";
+import { RunsPanel } from "./runs/RunsPanel";
 import { Time } from "./Time";
 
 export function StorageView() {
@@ -59,12 +59,7 @@ export function StorageView() {
         <RefreshErrorBanner errors={[overview.error]} updatedAt={null} />
       ) : null}
       <OverviewCards overview={overview.data} filters={filters} onApply={onApplyCard} />
-      <FilterBar
-        filters={filters}
-        statusCounts={overview.data?.statusCounts}
-        onFilters={onFilters}
-        onClear={onClear}
-      />
+      <FilterBar filters={filters} overview={overview.data} onFilters={onFilters} onClear={onClear} />
       <RunsPanel key={query} filters={filters} onFilters={onFilters} onClear={onClear} />
       <PoolSection />
     </div>

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { RunDetail } from "@/components/RunDetail";
+import { RunDetail } from "@/components/run-detail/RunDetail";
 
 export async function generateMetadata({
   params,

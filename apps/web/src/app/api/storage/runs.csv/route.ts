@@ -1,7 +1,7 @@
 import type { StorageRunsPage } from "@oah/contract";
 import type { NextRequest } from "next/server";
 import { CSV_COLUMNS, csvRow } from "@/lib/csv";
-import { filtersToInput, parseFilters } from "@/lib/filters";
+import { filtersToInput, parseFilters } from "@/lib/storage-filters/view";
 import { crossSite, fetchUpstream, isFailure, upstreamAuth } from "@/lib/upstream";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import type { RequeueItem } from "@oah/contract";
-import { RunId } from "./RunId";
+import { RunId } from "../RunId";
 
 /** The per-item outcome of a bulk requeue, as the API answered it. */
 export function RequeueResults({ items, onDismiss }: { items: RequeueItem[]; onDismiss: () => void }) {

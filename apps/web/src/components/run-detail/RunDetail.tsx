@@ -1,0 +1,99 @@
+"use client";
+
+import type { Run, RunEvent, RunStep } from "@oah/contract";
+import Link from "next/link";
+import { noticeClass } from "@/lib/notice";
+import { sessionHref } from "@/lib/storage-links";
+import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
+import { JsonBlock } from "../JsonBlock";
+import { CancelDialog } from "./CancelDialog";
+import { RecoveryFacts } from "./RecoveryFacts";
+import { RunAgainDialog } from "./RunAgainDialog";
+import { RunEvents } from "./RunEvents";
+import { RunHeader } from "./RunHeader";
+import { RunSteps } from "./RunSteps";
+import { RunSummary } from "./RunSummary";
+import { useRunActions } from "./useRunActions";
+import { useRunQueries } from "./useRunQueries";
+
+export function RunDetail({ runId }: { runId: string }) {
+  const { run, events, steps } = useRunQueries(runId);
+  const actions = useRunActions();
+
+  if (!run.data) {
+    return (
+      <div className="run-detail">
+        <p className="crumbs">
+          <Link href="/storage">← Runs</Link>
+        </p>
+        {run.isPending ? (
+          <div className="state" role="status">
+            Loading run <span className="mono">{runId}</span>…
+          </div>
+        ) : (
+          <ErrorState what={`run ${runId}`} error={run.error} onRetry={() => run.refetch()} />
+        )}
+      </div>
+    );
+  }
+
+  // The wire types tRPC infers lose RunMetadata's named members (it has an index signature); the
+  // JSON is the API's Run, events and steps exactly.
+  const r = run.data.run as unknown as Run;
+  const { notice } = actions;
+
+  return (
+    <div className="run-detail">
+      <p className="crumbs">
+        <Link href="/storage">← Runs</Link> ·{" "}
+        <Link href={sessionHref(r.sessionId)}>session {r.sessionId}</Link>
+      </p>
+      <RefreshErrorBanner
+        errors={[run.error, events.error, steps.error]}
+        updatedAt={run.dataUpdatedAt || null}
+      />
+      <RunHeader run={r} actions={actions} />
+      {notice ? (
+        <p className={noticeClass(notice)} role="status">
+          {notice.text}
+        </p>
+      ) : null}
+
+      <div className="detail-grid detail-main">
+        <RunSummary run={r} />
+        <section className="panel" aria-labelledby="recovery-title">
+          <h2 id="recovery-title">Recovery</h2>
+          <RecoveryFacts run={r} />
+        </section>
+      </div>
+
+      <div className="detail-grid">
+        <RunEvents
+          runId={runId}
+          page={events.data as unknown as { items: RunEvent[]; nextCursor: number | null } | undefined}
+          error={events.error}
+          onRetry={() => events.refetch()}
+        />
+        <RunSteps
+          steps={steps.data?.items as unknown as RunStep[] | undefined}
+          error={steps.error}
+          onRetry={() => steps.refetch()}
+        />
+      </div>
+
+      <div className="detail-grid">
+        <section className="panel" aria-labelledby="input-title">
+          <h2 id="input-title">Input</h2>
+          <JsonBlock value={r.input} label="Input" />
+        </section>
+        <section className="panel" aria-labelledby="output-title">
+          <h2 id="output-title">Output</h2>
+          <JsonBlock value={r.output} label="Output" />
+        </section>
+      </div>
+
+      <CancelDialog run={r} actions={actions} />
+      <RunAgainDialog run={r} actions={actions} />
+    </div>
+  );
+}

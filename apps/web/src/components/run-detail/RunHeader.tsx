@@ -1,0 +1,50 @@
+import type { Run } from "@oah/contract";
+import { isCancellable, requeueKind } from "@/lib/runs";
+import { RecoveryBadge, StatusBadge } from "../Badges";
+import type { RunActions } from "./useRunActions";
+
+/** The run's id and state, and the actions it allows. */
+export function RunHeader({ run, actions }: { run: Run; actions: RunActions }) {
+  const { cancel, requeue } = actions;
+  const again = requeueKind(run);
+  return (
+    <header className="run-head">
+      <h1 className="mono">{run.id}</h1>
+      <span data-testid="run-status">
+        <StatusBadge status={run.status} />
+      </span>
+      {run.recoveryState ? <RecoveryBadge state={run.recoveryState} /> : null}
+      <div className="spacer" />
+      {isCancellable(run) ? (
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => actions.setConfirmingCancel(true)}
+          disabled={cancel.isPending}
+        >
+          Cancel
+        </button>
+      ) : null}
+      {again === "requeue" ? (
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => requeue.mutate({ runId: run.id, requestedBy: "console" })}
+          disabled={requeue.isPending}
+        >
+          {requeue.isPending ? "Requeuing…" : "Requeue"}
+        </button>
+      ) : null}
+      {again === "explicit" ? (
+        <button
+          type="button"
+          className="btn"
+          onClick={() => actions.setConfirmingRunAgain(true)}
+          disabled={requeue.isPending}
+        >
+          Run again…
+        </button>
+      ) : null}
+    </header>
+  );
+}

@@ -1,0 +1,65 @@
+import type { Run } from "@oah/contract";
+import { duration } from "@/lib/format";
+import { Code } from "../Badges";
+import { RunId } from "../RunId";
+import { RunTimeline } from "./RunTimeline";
+
+export function RunSummary({ run }: { run: Run }) {
+  return (
+    <section className="panel" aria-labelledby="summary-title">
+      <h2 id="summary-title">Summary</h2>
+      <dl className="facts facts-grid">
+        <div>
+          <dt>session</dt>
+          <dd className="mono">
+            {run.sessionId} <span className="subtle">#{run.seq}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>workspace</dt>
+          <dd className="mono">{run.workspaceId}</dd>
+        </div>
+        <div>
+          <dt>priority</dt>
+          <dd>{run.priority}</dd>
+        </div>
+        <div>
+          <dt>executor</dt>
+          <dd className="mono">{run.executor}</dd>
+        </div>
+        <div>
+          <dt>attempt</dt>
+          <dd>{run.attempt}</dd>
+        </div>
+        <div>
+          <dt>timeout</dt>
+          <dd>{duration(run.timeoutMs)}</dd>
+        </div>
+        <div>
+          <dt>worker</dt>
+          <dd className="mono ellipsis" title={run.workerId ?? undefined}>
+            {run.workerId ?? "—"}
+          </dd>
+        </div>
+        <div>
+          <dt>parent run</dt>
+          <dd>{run.parentRunId ? <RunId id={run.parentRunId} /> : "—"}</dd>
+        </div>
+        {run.waitingTool ? (
+          <div>
+            <dt>waiting for tool</dt>
+            <dd className="mono">{run.waitingTool}</dd>
+          </div>
+        ) : null}
+        <div className="span-2">
+          <dt>error</dt>
+          <dd>
+            <Code>{run.errorCode}</Code> {run.errorMessage ? <span>{run.errorMessage}</span> : null}
+          </dd>
+        </div>
+      </dl>
+      <h3>Timeline</h3>
+      <RunTimeline run={run} />
+    </section>
+  );
+}

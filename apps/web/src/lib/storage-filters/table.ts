@@ -1,0 +1,30 @@
+import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES } from "../constants";
+import { listFilter, textFilter } from "./kinds";
+
+/**
+ * Every filter of the Storage view, in the order the filter bar shows them and the URL lists
+ * them. A filter's key is its URL parameter and its member of the admin.runs input.
+ */
+export const STORAGE_FILTERS = {
+  status: listFilter({ label: "Status", options: RUN_STATUSES, counts: (overview) => overview.statusCounts }),
+  errorCode: listFilter({ label: "Error code", options: RUN_ERROR_CODES }),
+  recoveryState: listFilter({ label: "Recovery state", options: RECOVERY_STATES }),
+  sessionId: textFilter({
+    label: "Session",
+    placeholder: "session id",
+    pattern: /^[A-Za-z0-9._:-]{1,128}$/,
+    expected: "1–128 characters of A–Z a–z 0–9 . _ : -",
+  }),
+  runId: textFilter({
+    label: "Run",
+    placeholder: "run_…",
+    pattern: /^run_[0-9A-HJKMNP-TV-Z]{26}$/,
+    expected: "run_ followed by 26 ULID characters",
+  }),
+  workspaceId: textFilter({
+    label: "Workspace",
+    placeholder: "workspace id",
+    pattern: /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/,
+    expected: "1–64 characters of A–Z a–z 0–9 . _ -, not starting with a dot",
+  }),
+};
