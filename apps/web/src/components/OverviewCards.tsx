@@ -1,7 +1,7 @@
 "use client";
 
 import type { StorageOverview } from "@oah/contract";
-import { RECOVERY_STATES, RUN_STATUSES } from "@/lib/constants";
+import { RECOVERY_STATES, RUN_STATUSES } from "@oah/core";
 import { isOnly, type RunFilters } from "@/lib/storage-filters/view";
 import { Time } from "./Time";
 

@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import { CANCELLABLE_STATUSES } from "./constants";
+import { isTerminal } from "@oah/core";
 
 type RequeueFacts = Pick<Run, "status" | "errorCode" | "recoveryState" | "metadata" | "cancelRequestedAt">;
 
@@ -24,6 +24,7 @@ export function requeueKind(run: RequeueFacts): "requeue" | "explicit" | null {
 /** Whether the Requeue buttons (one run, or a selection) apply: no explicit confirmation needed. */
 export const isRequeueEligible = (run: RequeueFacts): boolean => requeueKind(run) === "requeue";
 
+/** A queued run is cancelled at once, an active one aborted; a finished one has nothing to cancel. */
 export function isCancellable(run: Pick<Run, "status">): boolean {
-  return CANCELLABLE_STATUSES.includes(run.status);
+  return !isTerminal(run.status);
 }

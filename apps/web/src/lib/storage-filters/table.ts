@@ -1,4 +1,11 @@
-import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES } from "../constants";
+import {
+  RECOVERY_STATES,
+  RUN_ERROR_CODES,
+  RUN_ID_PATTERN,
+  RUN_STATUSES,
+  SESSION_ID_PATTERN,
+  WORKSPACE_ID_PATTERN,
+} from "@oah/core";
 import { listFilter, textFilter } from "./kinds";
 
 /**
@@ -12,19 +19,19 @@ export const STORAGE_FILTERS = {
   sessionId: textFilter({
     label: "Session",
     placeholder: "session id",
-    pattern: /^[A-Za-z0-9._:-]{1,128}$/,
+    pattern: SESSION_ID_PATTERN,
     expected: "1–128 characters of A–Z a–z 0–9 . _ : -",
   }),
   runId: textFilter({
     label: "Run",
     placeholder: "run_…",
-    pattern: /^run_[0-9A-HJKMNP-TV-Z]{26}$/,
+    pattern: RUN_ID_PATTERN,
     expected: "run_ followed by 26 ULID characters",
   }),
   workspaceId: textFilter({
     label: "Workspace",
     placeholder: "workspace id",
-    pattern: /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/,
+    pattern: WORKSPACE_ID_PATTERN,
     expected: "1–64 characters of A–Z a–z 0–9 . _ -, not starting with a dot",
   }),
 };

@@ -1,5 +1,5 @@
 // The one value of a workspace package the console runs: pure, with no import of its own.
-import { AttemptLimiter } from "@oah/core/attempt-limit";
+import { AttemptLimiter } from "@oah/core";
 import { type NextRequest, NextResponse } from "next/server";
 import { safeNextPath } from "@/lib/next-path";
 import {
