@@ -8,5 +8,6 @@ export * from "./queue-entry";
 export * from "./queue-pressure";
 export * from "./recovery";
 export * from "./run-status";
+export * from "./status-writes";
 export * from "./step-limits";
 export * from "./worker-id";

@@ -146,26 +146,16 @@ export class RedisSessionQueue implements SessionQueue {
 
   async pressure(): Promise<QueuePressure> {
     const k = this.keys;
-    const [sub, normal, subLocked, subStale, normalLocked, normalStale, oldest] =
-      (await this.redis.oahPressure(
-        k.readySubagent,
-        k.readyNormal,
-        k.entries,
-        k.base,
-        PRESSURE_SAMPLE,
-      )) as number[];
-    const locked = subLocked! + normalLocked!;
-    const stale = subStale! + normalStale!;
-    return {
-      readyQueueDepth: sub! + normal!,
-      uniqueReadySessionCount: sub! + normal!,
-      subagentReadySessionCount: sub! - subLocked! - subStale!,
-      subagentReadyQueueDepth: sub!,
-      lockedReadySessionCount: locked,
-      staleReadySessionCount: stale,
-      readySessionCount: sub! + normal! - locked - stale,
-      oldestSchedulableReadyAgeMs: Math.max(0, oldest!),
-    };
+    const pairs = (await this.redis.oahPressure(
+      k.readySubagent,
+      k.readyNormal,
+      k.entries,
+      k.base,
+      PRESSURE_SAMPLE,
+    )) as (string | number)[];
+    const figures: Record<string, number> = {};
+    for (let i = 0; i < pairs.length; i += 2) figures[pairs[i] as string] = Number(pairs[i + 1]);
+    return figures as unknown as QueuePressure;
   }
 
   async *entries(batchSize = 500): AsyncIterable<QueueEntry[]> {

@@ -3,30 +3,37 @@
 -- `sample` ready entries of each lane, locked and empty ones are counted as well.
 -- KEYS: readySub, readyNormal, entries
 -- ARGV: base, sample
--- Returns {subagent size, normal size, subagent locked, subagent stale, normal locked,
---          normal stale, age in ms of the oldest schedulable session or -1, queued runs}
+-- Returns the QueuePressure as a flat list of name, value pairs (a new figure is
+-- one more pair here, read by name on the other side).
 local base, sample = ARGV[1], tonumber(ARGV[2])
 --@include server-time
 local now = serverNow()
-local result = { redis.call("ZCARD", KEYS[1]), redis.call("ZCARD", KEYS[2]) }
 local oldest = -1
-for _, lane in ipairs({ KEYS[1], KEYS[2] }) do
-  local locked = redis.call("ZCOUNT", lane, readyBelow(now), "+inf")
-  local stale = 0
+local size, locked, stale = {}, {}, {}
+for i, lane in ipairs({ KEYS[1], KEYS[2] }) do
+  size[i] = redis.call("ZCARD", lane)
+  locked[i] = redis.call("ZCOUNT", lane, readyBelow(now), "+inf")
+  stale[i] = 0
   local members = redis.call("ZRANGEBYSCORE", lane, "-inf", "(" .. readyBelow(now), "WITHSCORES", "LIMIT", 0, sample)
   for j = 1, #members, 2 do
     local session, since = members[j], tonumber(members[j + 1])
     if redis.call("EXISTS", base .. "lock:" .. session) == 1 then
-      locked = locked + 1
+      locked[i] = locked[i] + 1
     elseif redis.call("EXISTS", base .. "queue:" .. session) == 0 then
-      stale = stale + 1
+      stale[i] = stale[i] + 1
     elseif oldest == -1 or since < oldest then
       oldest = since
     end
   end
-  table.insert(result, locked)
-  table.insert(result, stale)
 end
-table.insert(result, oldest == -1 and -1 or math.max(0, now - oldest))
-table.insert(result, redis.call("HLEN", KEYS[3]))
-return result
+local ready = size[1] + size[2]
+return {
+  "readyQueueDepth", ready,
+  "uniqueReadySessionCount", ready,
+  "subagentReadySessionCount", size[1] - locked[1] - stale[1],
+  "subagentReadyQueueDepth", size[1],
+  "lockedReadySessionCount", locked[1] + locked[2],
+  "staleReadySessionCount", stale[1] + stale[2],
+  "readySessionCount", ready - locked[1] - locked[2] - stale[1] - stale[2],
+  "oldestSchedulableReadyAgeMs", oldest == -1 and 0 or math.max(0, now - oldest),
+}

@@ -1,0 +1,56 @@
+import { OahError } from "./error-codes";
+import {
+  ACTIVE_STATUSES,
+  canTransition,
+  type RunStatus,
+  TERMINAL_STATUSES,
+  type TransitionKind,
+} from "./run-status";
+
+/** One status write of the stores: the statuses it moves a run from, and those it may set. */
+export interface StatusWrite {
+  kind: TransitionKind;
+  from: readonly RunStatus[];
+  to: readonly RunStatus[];
+}
+
+/**
+ * Every status write the stores make (SPEC §4, §7). Each store's statement for a write
+ * takes its `from` statuses from here, so that what a write may do is the transition
+ * table's, checked by a test: every pair of a write is allowed, and every allowed pair
+ * but {@link UNWRITTEN_TRANSITIONS} is made by some write.
+ */
+export const STATUS_WRITES = {
+  start: { kind: "execution", from: ["queued"], to: ["running"] },
+  waitForTool: { kind: "execution", from: ["running"], to: ["waiting_tool"] },
+  resumeWithToolResult: { kind: "execution", from: ["waiting_tool"], to: ["running"] },
+  finish: { kind: "execution", from: ACTIVE_STATUSES, to: TERMINAL_STATUSES },
+  cancelQueued: { kind: "execution", from: ["queued"], to: ["cancelled"] },
+  recoveryFail: { kind: "execution", from: ACTIVE_STATUSES, to: ["failed"] },
+  recoveryCancel: { kind: "execution", from: ACTIVE_STATUSES, to: ["cancelled"] },
+  recoveryRequeue: { kind: "requeue", from: ACTIVE_STATUSES, to: ["queued"] },
+  manualRequeue: { kind: "requeue", from: ["failed", "cancelled", "timed_out"], to: ["queued"] },
+} as const satisfies Record<string, StatusWrite>;
+
+export type StatusWriteName = keyof typeof STATUS_WRITES;
+
+/**
+ * Allowed by SPEC §4 and made by no write: a queued run never fails before it starts
+ * (a run that cannot execute fails once started, with its reason recorded on it).
+ */
+export const UNWRITTEN_TRANSITIONS: readonly (readonly [RunStatus, RunStatus])[] = [["queued", "failed"]];
+
+/**
+ * The guard of a write whose target status comes from its caller (an execution's
+ * outcome): a status the write may not set is refused before anything is written.
+ */
+export function requireWriteTarget(name: StatusWriteName, to: RunStatus): void {
+  const write: StatusWrite = STATUS_WRITES[name];
+  const allowed = write.to.includes(to) && write.from.some((from) => canTransition(from, to, write.kind));
+  if (!allowed) {
+    throw new OahError(
+      "invalid_run_transition",
+      `${name} cannot set a run ${to}: it moves runs from ${write.from.join(" | ")} to ${write.to.join(" | ")}`,
+    );
+  }
+}
