@@ -1,4 +1,5 @@
 import type { PoolSample, PoolSnapshot } from "@oah/contract";
+import { NO_QUEUE_PRESSURE } from "@oah/core";
 
 /** A host's snapshot with plausible figures, changed where a test says so. */
 export function snapshot(
@@ -11,17 +12,7 @@ export function snapshot(
     at: 1_000,
     min: 1,
     max: 4,
-    pressure: {
-      readyQueueDepth: 0,
-      uniqueReadySessionCount: 0,
-      subagentReadySessionCount: 0,
-      subagentReadyQueueDepth: 0,
-      lockedReadySessionCount: 0,
-      staleReadySessionCount: 0,
-      readySessionCount: 0,
-      oldestSchedulableReadyAgeMs: 0,
-      ...pressure,
-    },
+    pressure: { ...NO_QUEUE_PRESSURE, ...pressure },
     busyWorkers: 0,
     idleWorkers: 1,
     activeWorkers: 1,

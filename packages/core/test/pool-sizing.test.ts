@@ -3,6 +3,7 @@ import {
   DEFAULT_HYSTERESIS,
   DEFAULT_POOL_SIZING,
   INITIAL_REBALANCE_STATE,
+  NO_QUEUE_PRESSURE,
   type PoolGlobalSignals,
   type PoolSignals,
   type PoolSizingConfig,
@@ -16,9 +17,7 @@ import {
 } from "../src";
 
 const signals = (over: Partial<PoolSignals>): PoolSignals => ({
-  readySessionCount: 0,
-  subagentReadySessionCount: 0,
-  oldestSchedulableReadyAgeMs: 0,
+  ...NO_QUEUE_PRESSURE,
   activeWorkers: 0,
   busyWorkers: 0,
   idleWorkers: 0,
