@@ -154,5 +154,10 @@ export function entryOf(
   };
 }
 
-/** The run belongs to a session: the fact a requeue checks. */
+/**
+ * The facts a requeue checks, manual or automatic: the run belongs to a session, and
+ * has its place in its session's queue (its queue position) to go back to.
+ */
 export const hasSession = (row: Pick<RunRow, "session_id">): boolean => row.session_id !== "";
+export const hasQueuePlace = (row: Pick<RunRow, "queue_seq">): boolean =>
+  row.queue_seq !== null && row.queue_seq !== undefined;

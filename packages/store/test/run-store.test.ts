@@ -368,7 +368,15 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "host-y" },
       lastSeenBefore: clock,
     });
-    expect(seen).toEqual([{ status: "running", recoveryAttempts: 0, cancelRequested: true }]);
+    expect(seen).toEqual([
+      {
+        status: "running",
+        recoveryAttempts: 0,
+        cancelRequested: true,
+        hasSession: true,
+        queueAvailable: true,
+      },
+    ]);
     expect(recovered).toMatchObject({
       action: { action: "cancel" },
       queueEntry: null,
@@ -391,6 +399,32 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const [accepted] = await store.requeueRuns([run.id], { ...request, includeCancelled: true });
     expect(accepted).toMatchObject({ ok: true, previousStatus: "cancelled" });
     expect(await store.getRun(run.id)).toMatchObject({ status: "queued", cancelRequestedAt: null });
+  });
+
+  it("decides a stale run from the facts read under its row lock: its session and its place in the queue", async () => {
+    const run = (await store.createRun(newRun("s-rec-facts"))).run;
+    await store.startRun({ runId: run.id, token: "dead" }, "host-f/w1");
+    clock += 100;
+    const seen: unknown[] = [];
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decide: (locked) => {
+        seen.push(locked);
+        return { action: "requeue", state: "requeued", reason: "automatic_requeue" };
+      },
+      context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+      lastSeenBefore: clock,
+    });
+    expect(seen).toEqual([
+      {
+        status: "running",
+        recoveryAttempts: 0,
+        cancelRequested: false,
+        hasSession: true,
+        queueAvailable: true,
+      },
+    ]);
+    expect(recovered?.queueEntry).toMatchObject({ runId: run.id, sessionId: "s-rec-facts", queueSeq: 1 });
   });
 
   it("a wait decision leaves the stale run as it is", async () => {

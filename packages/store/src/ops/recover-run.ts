@@ -1,6 +1,6 @@
 import { type ActiveStatus, recordRecovery } from "@oah/core";
 import { sql } from "drizzle-orm";
-import { decodeMetadata, decodeRun, entryOf, type RunRow } from "../rows";
+import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
 import type { RecoveredRun, RecoveryRequest } from "../run-store";
 import { ACTIVE, runColumns } from "../sql-fragments";
 import type { OpContext } from "./context";
@@ -27,6 +27,8 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
       status: from,
       recoveryAttempts: stored.recoveryAttempts ?? 0,
       cancelRequested: row.cancel_requested_at !== null,
+      hasSession: hasSession(row),
+      queueAvailable: hasQueuePlace(row),
     });
     if (decision.action === "wait") return null;
     const recovered = (updated: RunRow, queued: boolean): RecoveredRun => ({
