@@ -9,6 +9,7 @@ import type {
   StepKind,
   StepStatus,
 } from "@oah/core";
+import type { SqlClient } from "./sql/client";
 
 /** Every column of a run but its input and output: what lists of many runs read (RunSummary). */
 export const SUMMARY_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor,
@@ -72,16 +73,25 @@ export interface StepRow {
   error_message: string | null;
 }
 
-type DecodeJson = (value: unknown) => unknown;
+/** What decodes the JSON columns of rows: the client that read them. */
+export type JsonDecoder = Pick<SqlClient, "decodeJson">;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-export function decodeRun(row: RunRow, json: DecodeJson): Run {
-  return { ...decodeRunSummary(row, json), input: json(row.input), output: json(row.output) ?? null };
+export function decodeRun(row: RunRow, db: JsonDecoder): Run {
+  return {
+    ...decodeRunSummary(row, db),
+    input: db.decodeJson(row.input),
+    output: db.decodeJson(row.output) ?? null,
+  };
 }
 
-export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, json: DecodeJson): RunSummary {
+export function decodeMetadata(row: Pick<RunRow, "metadata">, db: JsonDecoder): RunMetadata {
+  return (db.decodeJson(row.metadata) ?? {}) as RunMetadata;
+}
+
+export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, db: JsonDecoder): RunSummary {
   return {
     id: row.id,
     sessionId: row.session_id,
@@ -103,21 +113,21 @@ export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, json: De
     attempt: row.attempt,
     recoveryState: row.recovery_state as RecoveryState | null,
     waitingTool: row.waiting_tool,
-    metadata: (json(row.metadata) ?? {}) as RunMetadata,
+    metadata: decodeMetadata(row, db),
   };
 }
 
-export function decodeEvent(row: EventRow, json: DecodeJson): RunEvent {
+export function decodeEvent(row: EventRow, db: JsonDecoder): RunEvent {
   return {
     id: row.id,
     runId: row.run_id,
     type: row.type as RunEventType,
     at: iso(row.at),
-    data: (json(row.data) ?? null) as Record<string, unknown> | null,
+    data: (db.decodeJson(row.data) ?? null) as Record<string, unknown> | null,
   };
 }
 
-export function decodeStep(row: StepRow, json: DecodeJson): RunStep {
+export function decodeStep(row: StepRow, db: JsonDecoder): RunStep {
   return {
     id: row.id,
     runId: row.run_id,
@@ -126,7 +136,7 @@ export function decodeStep(row: StepRow, json: DecodeJson): RunStep {
     status: row.status as StepStatus,
     startedAt: iso(row.started_at),
     endedAt: isoOrNull(row.ended_at),
-    output: json(row.output) ?? null,
+    output: db.decodeJson(row.output) ?? null,
     errorCode: row.error_code,
     errorMessage: row.error_message,
   };
@@ -143,3 +153,11 @@ export function entryOf(
     enqueuedAt: row.enqueued_at,
   };
 }
+
+/**
+ * The facts a requeue checks, manual or automatic: the run belongs to a session, and
+ * has its place in its session's queue (its queue position) to go back to.
+ */
+export const hasSession = (row: Pick<RunRow, "session_id">): boolean => row.session_id !== "";
+export const hasQueuePlace = (row: Pick<RunRow, "queue_seq">): boolean =>
+  row.queue_seq !== null && row.queue_seq !== undefined;

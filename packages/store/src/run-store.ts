@@ -128,6 +128,10 @@ export interface LockedStaleRun {
   status: ActiveStatus;
   recoveryAttempts: number;
   cancelRequested: boolean;
+  /** The run belongs to a session (as a manual requeue checks it). */
+  hasSession: boolean;
+  /** The run has its place in its session's queue (its queue position) to go back to. */
+  queueAvailable: boolean;
 }
 
 export interface RecoveryRequest {

@@ -368,7 +368,15 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
       context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "host-y" },
       lastSeenBefore: clock,
     });
-    expect(seen).toEqual([{ status: "running", recoveryAttempts: 0, cancelRequested: true }]);
+    expect(seen).toEqual([
+      {
+        status: "running",
+        recoveryAttempts: 0,
+        cancelRequested: true,
+        hasSession: true,
+        queueAvailable: true,
+      },
+    ]);
     expect(recovered).toMatchObject({
       action: { action: "cancel" },
       queueEntry: null,
@@ -391,6 +399,32 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     const [accepted] = await store.requeueRuns([run.id], { ...request, includeCancelled: true });
     expect(accepted).toMatchObject({ ok: true, previousStatus: "cancelled" });
     expect(await store.getRun(run.id)).toMatchObject({ status: "queued", cancelRequestedAt: null });
+  });
+
+  it("decides a stale run from the facts read under its row lock: its session and its place in the queue", async () => {
+    const run = (await store.createRun(newRun("s-rec-facts"))).run;
+    await store.startRun({ runId: run.id, token: "dead" }, "host-f/w1");
+    clock += 100;
+    const seen: unknown[] = [];
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decide: (locked) => {
+        seen.push(locked);
+        return { action: "requeue", state: "requeued", reason: "automatic_requeue" };
+      },
+      context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+      lastSeenBefore: clock,
+    });
+    expect(seen).toEqual([
+      {
+        status: "running",
+        recoveryAttempts: 0,
+        cancelRequested: false,
+        hasSession: true,
+        queueAvailable: true,
+      },
+    ]);
+    expect(recovered?.queueEntry).toMatchObject({ runId: run.id, sessionId: "s-rec-facts", queueSeq: 1 });
   });
 
   it("a wait decision leaves the stale run as it is", async () => {
@@ -466,6 +500,54 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     expect(overview.recovery.trackedRuns).toBeGreaterThanOrEqual(2);
     expect(overview.recovery.workerRecoveryFailures).toBeGreaterThanOrEqual(1);
     expect(overview.recovery.newestRecoveredAt).not.toBeNull();
+  });
+
+  it("records a requeue alike by recovery and by hand: run.requeued, run.queued and a system step", async () => {
+    const run = (await store.createRun(newRun("s-requeue-record"))).run;
+    await store.startRun({ runId: run.id, token: "a" }, "w");
+    clock += 100;
+    const recovered = await store.recoverRun({
+      runId: run.id,
+      decide: () => ({ action: "requeue", state: "requeued", reason: "automatic_requeue" }),
+      context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+      lastSeenBefore: clock,
+    });
+    expect(recovered?.queueEntry).toMatchObject({ runId: run.id, queueSeq: 1 });
+    const automaticAt = new Date(clock).toISOString();
+    await store.startRun({ runId: run.id, token: "b" }, "w");
+    clock += 100;
+    await quarantine(store, run.id, clock);
+    clock += 100;
+    const [manual] = await store.requeueRuns([run.id], {
+      by: "alice",
+      maxAttempts: 3,
+      includeCancelled: false,
+    });
+    expect(manual).toMatchObject({ ok: true, previousStatus: "failed" });
+    const manualAt = new Date(clock).toISOString();
+    const automatic = { reason: "automatic_requeue", recoveryAttempts: 1, from: "running" };
+    const byHand = { reason: "manual_operator_requeue", requestedBy: "alice", from: "failed" };
+    const events = (await store.listRunEvents(run.id, { limit: 100 })).filter(
+      (e) => e.type === "run.requeued" || e.type === "run.queued",
+    );
+    expect(events.map((e) => [e.type, e.at, e.data])).toEqual([
+      ["run.queued", run.createdAt, { seq: 1, priority: "normal" }],
+      ["run.requeued", automaticAt, automatic],
+      ["run.queued", automaticAt, automatic],
+      ["run.requeued", manualAt, byHand],
+      ["run.queued", manualAt, byHand],
+    ]);
+    const steps = (await store.listRunSteps(run.id)).filter((s) => s.kind === "system");
+    expect(steps).toMatchObject([
+      {
+        name: "run.requeued",
+        status: "completed",
+        startedAt: automaticAt,
+        endedAt: automaticAt,
+        output: automatic,
+      },
+      { name: "run.requeued", status: "completed", startedAt: manualAt, endedAt: manualAt, output: byHand },
+    ]);
   });
 });
 

@@ -43,8 +43,7 @@ export async function recoverRun(
   const { store, queue, policy } = options;
   const recovered = await store.recoverRun({
     runId: run.id,
-    decide: (locked) =>
-      decideStaleRunRecovery({ ...locked, executionAlive, hasSession: true, queueAvailable: true }, policy),
+    decide: (locked) => decideStaleRunRecovery({ ...locked, executionAlive }, policy),
     context: { policy, by: options.by },
     lastSeenBefore: options.lastSeenBefore,
   });

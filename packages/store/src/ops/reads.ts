@@ -1,0 +1,62 @@
+import type { Run, RunEvent, RunStep } from "@oah/contract";
+import type { RunStatus } from "@oah/core";
+import { sql } from "drizzle-orm";
+import { decodeEvent, decodeRun, decodeStep, type EventRow, type RunRow, type StepRow } from "../rows";
+import { runColumns } from "../sql-fragments";
+import type { OpContext } from "./context";
+
+interface Page {
+  after?: number;
+  limit: number;
+}
+
+export async function getRun({ db }: OpContext, runId: string): Promise<Run | null> {
+  const [row] = await db.all<RunRow>(sql`SELECT ${runColumns} FROM runs WHERE id = ${runId}`);
+  return row ? decodeRun(row, db) : null;
+}
+
+export async function listSessionRuns({ db }: OpContext, sessionId: string, page: Page): Promise<Run[]> {
+  const rows = await db.all<RunRow>(sql`SELECT ${runColumns} FROM runs
+    WHERE session_id = ${sessionId} AND seq > ${page.after ?? 0} ORDER BY seq LIMIT ${page.limit}`);
+  return rows.map((r) => decodeRun(r, db));
+}
+
+export async function listRunEvents({ db }: OpContext, runId: string, page: Page): Promise<RunEvent[]> {
+  const rows = await db.all<EventRow>(sql`SELECT id, run_id, type, at, data FROM run_events
+    WHERE run_id = ${runId} AND id > ${page.after ?? 0} ORDER BY id LIMIT ${page.limit}`);
+  return rows.map((r) => decodeEvent(r, db));
+}
+
+export async function listRunSteps({ db }: OpContext, runId: string): Promise<RunStep[]> {
+  const rows = await db.all<StepRow>(sql`SELECT id, run_id, kind, name, status, started_at, ended_at, output,
+    error_code, error_message FROM run_steps WHERE run_id = ${runId} ORDER BY id`);
+  return rows.map((r) => decodeStep(r, db));
+}
+
+/** The output of the latest completed run of `executor` in the session before position `beforeSeq`. */
+export async function previousOutput(
+  { db }: OpContext,
+  sessionId: string,
+  beforeSeq: number,
+  executor: string,
+): Promise<unknown> {
+  const [row] = await db.all<{ output: unknown }>(sql`SELECT output FROM runs
+    WHERE session_id = ${sessionId} AND seq < ${beforeSeq} AND executor = ${executor} AND status = 'completed'
+    ORDER BY seq DESC LIMIT 1`);
+  return row ? (db.decodeJson(row.output) ?? null) : null;
+}
+
+/** The statuses of these runs (absent: unknown). */
+export async function statusesOf(
+  { db }: OpContext,
+  runIds: readonly string[],
+): Promise<Map<string, RunStatus>> {
+  if (runIds.length === 0) return new Map();
+  const ids = sql.join(
+    runIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await db.all<{ id: string; status: RunStatus }>(sql`SELECT id, status FROM runs
+    WHERE id IN (${ids})`);
+  return new Map(rows.map((r) => [r.id, r.status]));
+}

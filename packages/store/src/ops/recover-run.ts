@@ -1,0 +1,90 @@
+import { type ActiveStatus, recordRecovery } from "@oah/core";
+import { sql } from "drizzle-orm";
+import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
+import type { RecoveredRun, RecoveryRequest } from "../run-store";
+import { ACTIVE, runColumns } from "../sql-fragments";
+import type { OpContext } from "./context";
+import { insertEvent } from "./insert-events";
+import { recordRequeue } from "./requeue-record";
+
+/**
+ * Applies a recovery decision to a stale run, decided under its row lock from the run
+ * as it is then; null when it is no longer stale or active, or the decision is to wait.
+ */
+export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Promise<RecoveredRun | null> {
+  const { db } = ctx;
+  const now = ctx.now();
+  const { context, runId } = request;
+  return db.transaction(async (tx) => {
+    const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
+      WHERE id = ${runId} AND status IN (${ACTIVE})
+        AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
+      ${tx.forUpdate}`);
+    if (!row) return null;
+    const from = row.status as ActiveStatus;
+    const stored = decodeMetadata(row, tx);
+    const decision = request.decide({
+      status: from,
+      recoveryAttempts: stored.recoveryAttempts ?? 0,
+      cancelRequested: row.cancel_requested_at !== null,
+      hasSession: hasSession(row),
+      queueAvailable: hasQueuePlace(row),
+    });
+    if (decision.action === "wait") return null;
+    const recovered = (updated: RunRow, queued: boolean): RecoveredRun => ({
+      run: decodeRun(updated, db),
+      action: decision,
+      queueEntry: queued ? entryOf(updated) : null,
+      previousClaimToken: row.claim_token,
+    });
+    // Steps the stale execution left open end with it.
+    await tx.run(sql`UPDATE run_steps SET status = 'failed', ended_at = ${now}, error_code = 'worker_recovery_failed',
+        error_message = 'the worker executing this step stopped responding'
+      WHERE run_id = ${runId} AND status = 'running'`);
+    // Clearing the claim token fences out the execution that went stale, should it wake up.
+    if (decision.action === "cancel") {
+      const [cancelled] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', ended_at = ${now},
+          claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
+        WHERE id = ${runId} RETURNING ${runColumns}`);
+      await insertEvent(tx, runId, "run.cancelled", now, {
+        reason: "cancel_requested",
+        recoveredBy: context.by,
+        from,
+      });
+      return recovered(cancelled!, false);
+    }
+    // One clock for the columns and the metadata: the overview's times match deadLetter.at.
+    const metadata = recordRecovery(stored, decision, { ...context, at: new Date(now), from });
+    const recovery = metadata.recovery!;
+    if (decision.action === "requeue") {
+      // Back at its old place in its session's queue (queue_seq unchanged).
+      const [requeued] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', started_at = NULL,
+          heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
+          claim_token = NULL, waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
+          recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
+          enqueued_at = ${now}, updated_at = ${now}
+        WHERE id = ${runId} RETURNING ${runColumns}`);
+      await recordRequeue(
+        tx,
+        runId,
+        { reason: recovery.reason, recoveryAttempts: recovery.attempts, from: row.status },
+        now,
+      );
+      return recovered(requeued!, true);
+    }
+    const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
+    const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'failed',
+        error_code = 'worker_recovery_failed', error_message = ${message}, ended_at = ${now}, claim_token = NULL,
+        waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
+        recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
+        updated_at = ${now}
+      WHERE id = ${runId} RETURNING ${runColumns}`);
+    await insertEvent(tx, runId, "run.failed", now, {
+      errorCode: "worker_recovery_failed",
+      errorMessage: message,
+      reason: recovery.reason,
+      recoveryState: recovery.state,
+    });
+    return recovered(failed!, false);
+  });
+}

@@ -1,0 +1,60 @@
+import { checkManualRequeue, type RecoveryState, type RunStatus, recordManualRequeue } from "@oah/core";
+import { sql } from "drizzle-orm";
+import { decodeMetadata, entryOf, hasSession, type RunRow } from "../rows";
+import type { ManualRequeueOutcome, ManualRequeueRequest } from "../run-store";
+import { runColumns } from "../sql-fragments";
+import type { OpContext } from "./context";
+import { recordRequeue } from "./requeue-record";
+
+/** An operator's requeue of each run, one transaction each: to the tail of its session, with a fresh budget. */
+export async function requeueRuns(
+  ctx: OpContext,
+  runIds: readonly string[],
+  request: ManualRequeueRequest,
+): Promise<ManualRequeueOutcome[]> {
+  const outcomes: ManualRequeueOutcome[] = [];
+  for (const runId of runIds) outcomes.push(await requeueRun(ctx, runId, request));
+  return outcomes;
+}
+
+function requeueRun(
+  ctx: OpContext,
+  runId: string,
+  request: ManualRequeueRequest,
+): Promise<ManualRequeueOutcome> {
+  const { by, maxAttempts } = request;
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.all<RunRow>(
+      sql`SELECT ${runColumns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+    );
+    if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
+    const metadata = decodeMetadata(row, tx);
+    const status = row.status as RunStatus;
+    const check = checkManualRequeue(
+      {
+        status,
+        errorCode: row.error_code,
+        recoveryState: row.recovery_state as RecoveryState | null,
+        metadata,
+        hasSession: hasSession(row),
+        cancelRequested: row.cancel_requested_at !== null,
+      },
+      request.includeCancelled,
+    );
+    if (!check.ok) return { runId, ok: false, code: check.code, message: check.message } as const;
+    const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
+    // The tail of its session: a fresh position from the session's counter.
+    const [session] = await tx.all<{ last_seq: number }>(sql`UPDATE sessions SET last_seq = last_seq + 1,
+        updated_at = ${now} WHERE id = ${row.session_id} RETURNING last_seq`);
+    const [requeued] =
+      await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', queue_seq = ${session!.last_seq},
+        output = NULL, error_code = NULL, error_message = NULL, started_at = NULL, heartbeat_at = NULL, ended_at = NULL,
+        cancel_requested_at = NULL, claim_token = NULL, waiting_tool = NULL, tool_result = NULL,
+        recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},
+        enqueued_at = ${now}, updated_at = ${now}
+      WHERE id = ${runId} RETURNING ${runColumns}`);
+    await recordRequeue(tx, runId, { reason: "manual_operator_requeue", requestedBy: by, from: status }, now);
+    return { runId, ok: true, previousStatus: status, queueEntry: entryOf(requeued!) } as const;
+  });
+}

@@ -1,0 +1,66 @@
+import type { RunStatus } from "@oah/core";
+import { sql } from "drizzle-orm";
+import { decodeRun, type RunRow } from "../rows";
+import type { Claim, ToolResultDelivery, ToolResultTake } from "../run-store";
+import { runColumns } from "../sql-fragments";
+import type { OpContext } from "./context";
+import { insertEvent } from "./insert-events";
+
+/** running → waiting_tool, waiting for the tool `name`; false when fenced out. */
+export async function waitForTool(ctx: OpContext, claim: Claim, name: string): Promise<boolean> {
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const changed = await tx.run(sql`UPDATE runs SET status = 'waiting_tool', waiting_tool = ${name},
+        tool_result = NULL, updated_at = ${now}
+      WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status = 'running'`);
+    if (changed === 0) return false;
+    await insertEvent(tx, claim.runId, "run.waiting_tool", now, { name });
+    return true;
+  });
+}
+
+/** A client's result for a waiting run; kept on the run until its execution takes it. */
+export async function deliverToolResult(
+  ctx: OpContext,
+  runId: string,
+  name: string,
+  output: unknown,
+): Promise<ToolResultDelivery> {
+  const { db } = ctx;
+  const now = ctx.now();
+  return db.transaction(async (tx) => {
+    const [row] = await tx.all<RunRow & { pending: number | boolean }>(sql`SELECT ${runColumns},
+        tool_result IS NOT NULL AS pending FROM runs WHERE id = ${runId} ${tx.forUpdate}`);
+    if (!row) return { kind: "unknown_run" } as const;
+    if (row.status !== "waiting_tool" || row.pending) {
+      return {
+        kind: "not_waiting",
+        status: row.status as RunStatus,
+        waitingTool: row.waiting_tool,
+      } as const;
+    }
+    if (row.waiting_tool !== name)
+      return { kind: "wrong_name", waitingTool: row.waiting_tool ?? "" } as const;
+    // Stored wrapped, so that a JSON null result is told apart from "no result yet".
+    await tx.run(sql`UPDATE runs SET tool_result = ${tx.json({ value: output })}, updated_at = ${now}
+      WHERE id = ${runId}`);
+    return { kind: "accepted", run: decodeRun(row, db) } as const;
+  });
+}
+
+/** waiting_tool → running with the delivered result, once there is one. */
+export async function takeToolResult(ctx: OpContext, claim: Claim): Promise<ToolResultTake> {
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.all<{ status: string; waiting_tool: string | null; tool_result: unknown }>(sql`
+      SELECT status, waiting_tool, tool_result FROM runs
+      WHERE id = ${claim.runId} AND claim_token = ${claim.token} ${tx.forUpdate}`);
+    if (row?.status !== "waiting_tool") return { kind: "fenced" } as const;
+    if (row.tool_result === null) return { kind: "pending" } as const;
+    await tx.run(sql`UPDATE runs SET status = 'running', waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
+      WHERE id = ${claim.runId}`);
+    await insertEvent(tx, claim.runId, "run.resumed", now, { name: row.waiting_tool });
+    const { value } = tx.decodeJson(row.tool_result) as { value: unknown };
+    return { kind: "taken", output: value } as const;
+  });
+}
