@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   canTransition,
+  checkManualRequeue,
   OahError,
   RUN_STATUSES,
   requireWriteTarget,
@@ -33,6 +34,24 @@ describe("the stores' status writes against the transition table", () => {
       expect([...written].sort()).toEqual(allowed.filter((pair) => !unwritten.has(pair)).sort());
     },
   );
+
+  it("a manual requeue is allowed only from the statuses its write moves runs from", () => {
+    for (const status of RUN_STATUSES) {
+      const check = checkManualRequeue(
+        {
+          status,
+          errorCode: "worker_recovery_failed",
+          recoveryState: "quarantined",
+          metadata: { recoveryAttempts: 1 },
+          hasSession: true,
+          cancelRequested: false,
+        },
+        true,
+      );
+      const from: readonly string[] = STATUS_WRITES.manualRequeue.from;
+      expect(check.ok, status).toBe(from.includes(status));
+    }
+  });
 
   it("refuses a target status its write may not set, with invalid_run_transition", () => {
     expect(() => requireWriteTarget("finish", "completed")).not.toThrow();

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, type RunStatus } from "@oah/core";
+import { ACTIVE_STATUSES, type RunStatus, STATUS_WRITES, type StatusWriteName } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { RUN_COLUMNS, SUMMARY_COLUMNS } from "./rows";
 
@@ -16,6 +16,16 @@ function statuses(values: readonly RunStatus[]): SQL {
 }
 
 export const ACTIVE = statuses(ACTIVE_STATUSES);
+
+/** The statuses a write moves runs from (core's STATUS_WRITES): the guard of its WHERE. */
+export const fromStatuses = (write: StatusWriteName): SQL => statuses(STATUS_WRITES[write].from);
+
+/** The one status a write sets, for the writes that set only one. */
+export function toStatus(write: StatusWriteName): SQL {
+  const [only, ...more] = STATUS_WRITES[write].to;
+  if (!only || more.length > 0) throw new Error(`${write} sets more than one status`);
+  return statuses([only]);
+}
 export const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
 
 /**

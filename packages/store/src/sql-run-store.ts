@@ -1,5 +1,5 @@
 import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
-import type { QueueEntry, RunEventType, RunStatus } from "@oah/core";
+import { type QueueEntry, type RunEventType, type RunStatus, requireWriteTarget } from "@oah/core";
 import { GroupCommit } from "./group-commit";
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
@@ -101,7 +101,9 @@ export class SqlRunStore implements RunStore {
     return this.transitions.submit({ kind: "start", claim, workerId }) as Promise<StartResult>;
   }
 
-  finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+    // Refused alone, before it joins a batch that other runs' ends share.
+    requireWriteTarget("finish", outcome.status);
     return this.transitions.submit({ kind: "finish", claim, outcome }) as Promise<Run | null>;
   }
 

@@ -3,7 +3,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { RunRow } from "./rows";
 import type { Claim, RunOutcome } from "./run-store";
 import { encodeJson, type SqlClient } from "./sql/client";
-import { ACTIVE, runColumns, statusOfRuns, UNFINISHED } from "./sql-fragments";
+import { fromStatuses, runColumns, statusOfRuns, toStatus, UNFINISHED } from "./sql-fragments";
 
 export interface StartTransition {
   kind: "start";
@@ -41,7 +41,7 @@ export function finishStatement(db: SqlClient, finishes: FinishTransition[], now
   return sql`UPDATE runs SET status = v.column3, output = ${db.asJson(sql`v.column4`)}, error_code = v.column5,
       error_message = v.column6, ended_at = ${now}, updated_at = ${now}
     FROM ${rows}
-    WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${ACTIVE})
+    WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${fromStatuses("finish")})
     RETURNING ${runColumns}`;
 }
 
@@ -55,10 +55,10 @@ export function startStatement(db: SqlClient, starts: StartTransition[], now: nu
     3,
     starts.map(({ claim, workerId }) => [claim.runId, claim.token, workerId]),
   );
-  return sql`UPDATE runs SET status = 'running', started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
+  return sql`UPDATE runs SET status = ${toStatus("start")}, started_at = ${now}, heartbeat_at = ${now}, ended_at = NULL,
       worker_id = v.column3, claim_token = v.column2, attempt = attempt + 1, updated_at = ${now}
     FROM ${rows}
-    WHERE runs.id = v.column1 AND ${statusOfRuns} = 'queued' AND NOT EXISTS (
+    WHERE runs.id = v.column1 AND ${statusOfRuns} IN (${fromStatuses("start")}) AND NOT EXISTS (
       SELECT 1 FROM runs AS earlier WHERE earlier.session_id = runs.session_id
         AND earlier.queue_seq < runs.queue_seq AND earlier.status IN (${UNFINISHED}))
     RETURNING ${runColumns}`;

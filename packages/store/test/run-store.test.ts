@@ -130,6 +130,22 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
     ]);
   });
 
+  it("refuses to end a run with a status that is not an end (invalid_run_transition), writing nothing", async () => {
+    const run = (await store.createRun(newRun("s-bad-end"))).run;
+    const claim = { runId: run.id, token: "t" };
+    await store.startRun(claim, "w1");
+    for (const status of ["queued", "running", "waiting_tool"]) {
+      await expect(store.finishRun(claim, { status } as never)).rejects.toMatchObject({
+        code: "invalid_run_transition",
+      });
+    }
+    expect(await store.getRun(run.id)).toMatchObject({ status: "running", endedAt: null });
+    expect((await store.listRunEvents(run.id, { limit: 10 })).map((e) => e.type)).toEqual([
+      "run.queued",
+      "run.started",
+    ]);
+  });
+
   it("batches heartbeats and reports fenced claims and requested cancels", async () => {
     const a = (await store.createRun(newRun("s-hb-a"))).run;
     const b = (await store.createRun(newRun("s-hb-b"))).run;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { CancelRequest } from "../run-store";
-import { runColumns } from "../sql-fragments";
+import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
 
@@ -16,9 +16,9 @@ export async function requestCancel(ctx: OpContext, runId: string): Promise<Canc
     if (!row) return { kind: "missing" } as const;
     if (row.status === "queued") {
       const [cancelled] =
-        await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', cancel_requested_at = ${now},
+        await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelQueued")}, cancel_requested_at = ${now},
           ended_at = ${now}, updated_at = ${now}
-        WHERE id = ${runId} RETURNING ${runColumns}`);
+        WHERE id = ${runId} AND status IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
       await insertEvent(tx, runId, "run.cancelled", now, { while: "queued" });
       return { kind: "cancelled", run: decodeRun(cancelled!, db) } as const;
     }

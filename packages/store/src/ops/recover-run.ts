@@ -2,7 +2,7 @@ import { type ActiveStatus, recordRecovery } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
 import type { RecoveredRun, RecoveryRequest } from "../run-store";
-import { ACTIVE, runColumns } from "../sql-fragments";
+import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
 import { recordRequeue } from "./requeue-record";
@@ -16,8 +16,9 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
   const now = ctx.now();
   const { context, runId } = request;
   return db.transaction(async (tx) => {
+    // Every recovery write (requeue, fail, cancel) moves a run from the same, active, statuses.
     const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
-      WHERE id = ${runId} AND status IN (${ACTIVE})
+      WHERE id = ${runId} AND status IN (${fromStatuses("recoveryRequeue")})
         AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
       ${tx.forUpdate}`);
     if (!row) return null;
@@ -43,7 +44,8 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
       WHERE run_id = ${runId} AND status = 'running'`);
     // Clearing the claim token fences out the execution that went stale, should it wake up.
     if (decision.action === "cancel") {
-      const [cancelled] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'cancelled', ended_at = ${now},
+      const [cancelled] =
+        await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryCancel")}, ended_at = ${now},
           claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
       await insertEvent(tx, runId, "run.cancelled", now, {
@@ -58,7 +60,8 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     const recovery = metadata.recovery!;
     if (decision.action === "requeue") {
       // Back at its old place in its session's queue (queue_seq unchanged).
-      const [requeued] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', started_at = NULL,
+      const [requeued] =
+        await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryRequeue")}, started_at = NULL,
           heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
           claim_token = NULL, waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
@@ -73,7 +76,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
       return recovered(requeued!, true);
     }
     const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
-    const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = 'failed',
+    const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryFail")},
         error_code = 'worker_recovery_failed', error_message = ${message}, ended_at = ${now}, claim_token = NULL,
         waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
         recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},

@@ -1,19 +1,38 @@
-import { checkManualRequeue, type RecoveryState, type RunStatus, recordManualRequeue } from "@oah/core";
+import {
+  checkManualRequeue,
+  OahError,
+  type RecoveryState,
+  type RunStatus,
+  recordManualRequeue,
+} from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeMetadata, entryOf, hasSession, type RunRow } from "../rows";
 import type { ManualRequeueOutcome, ManualRequeueRequest } from "../run-store";
-import { runColumns } from "../sql-fragments";
+import { runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { recordRequeue } from "./requeue-record";
 
-/** An operator's requeue of each run, one transaction each: to the tail of its session, with a fresh budget. */
+/**
+ * An operator's requeue of each run, one transaction each: to the tail of its session, with
+ * a fresh budget. A run whose transaction fails is answered `run_requeue_failed` and the
+ * others go on, so that a bulk answer says which runs were requeued; a store that cannot be
+ * reached fails the whole call (store_unavailable).
+ */
 export async function requeueRuns(
   ctx: OpContext,
   runIds: readonly string[],
   request: ManualRequeueRequest,
 ): Promise<ManualRequeueOutcome[]> {
   const outcomes: ManualRequeueOutcome[] = [];
-  for (const runId of runIds) outcomes.push(await requeueRun(ctx, runId, request));
+  for (const runId of runIds) {
+    try {
+      outcomes.push(await requeueRun(ctx, runId, request));
+    } catch (error) {
+      if (error instanceof OahError) throw error;
+      const message = `the requeue could not be written: ${(error as Error).message}`;
+      outcomes.push({ runId, ok: false, code: "run_requeue_failed", message });
+    }
+  }
   return outcomes;
 }
 
@@ -48,7 +67,7 @@ function requeueRun(
     const [session] = await tx.all<{ last_seq: number }>(sql`UPDATE sessions SET last_seq = last_seq + 1,
         updated_at = ${now} WHERE id = ${row.session_id} RETURNING last_seq`);
     const [requeued] =
-      await tx.all<RunRow>(sql`UPDATE runs SET status = 'queued', queue_seq = ${session!.last_seq},
+      await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("manualRequeue")}, queue_seq = ${session!.last_seq},
         output = NULL, error_code = NULL, error_message = NULL, started_at = NULL, heartbeat_at = NULL, ended_at = NULL,
         cancel_requested_at = NULL, claim_token = NULL, waiting_tool = NULL, tool_result = NULL,
         recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},

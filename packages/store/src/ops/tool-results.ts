@@ -2,7 +2,7 @@ import type { RunStatus } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { Claim, ToolResultDelivery, ToolResultTake } from "../run-store";
-import { runColumns } from "../sql-fragments";
+import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
 
@@ -10,9 +10,10 @@ import { insertEvent } from "./insert-events";
 export async function waitForTool(ctx: OpContext, claim: Claim, name: string): Promise<boolean> {
   const now = ctx.now();
   return ctx.db.transaction(async (tx) => {
-    const changed = await tx.run(sql`UPDATE runs SET status = 'waiting_tool', waiting_tool = ${name},
+    const changed =
+      await tx.run(sql`UPDATE runs SET status = ${toStatus("waitForTool")}, waiting_tool = ${name},
         tool_result = NULL, updated_at = ${now}
-      WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status = 'running'`);
+      WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status IN (${fromStatuses("waitForTool")})`);
     if (changed === 0) return false;
     await insertEvent(tx, claim.runId, "run.waiting_tool", now, { name });
     return true;
@@ -57,8 +58,9 @@ export async function takeToolResult(ctx: OpContext, claim: Claim): Promise<Tool
       WHERE id = ${claim.runId} AND claim_token = ${claim.token} ${tx.forUpdate}`);
     if (row?.status !== "waiting_tool") return { kind: "fenced" } as const;
     if (row.tool_result === null) return { kind: "pending" } as const;
-    await tx.run(sql`UPDATE runs SET status = 'running', waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
-      WHERE id = ${claim.runId}`);
+    await tx.run(sql`UPDATE runs SET status = ${toStatus("resumeWithToolResult")}, waiting_tool = NULL,
+        tool_result = NULL, updated_at = ${now}
+      WHERE id = ${claim.runId} AND status IN (${fromStatuses("resumeWithToolResult")})`);
     await insertEvent(tx, claim.runId, "run.resumed", now, { name: row.waiting_tool });
     const { value } = tx.decodeJson(row.tool_result) as { value: unknown };
     return { kind: "taken", output: value } as const;
