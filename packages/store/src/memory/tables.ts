@@ -47,7 +47,7 @@ export class MemoryTables {
   private lastStepId = 0;
 
   insertRun(run: RunRecord): void {
-    if (this.runs.has(run.id)) throw new Error(`duplicate key value: a run with id ${run.id} exists`);
+    if (this.runs.has(run.id)) throw new Error(`a run with id ${run.id} exists already`);
     this.runs.set(run.id, run);
     const runs = this.sessionRuns.get(run.session_id);
     if (runs) runs.push(run);
