@@ -47,6 +47,8 @@ describe("queue maintenance on the in-memory store", () => {
 
     // A worker claims the run behind it: the store refuses it its start, and it waits.
     await expect.poll(() => h.store.starts, POLL).toContainEqual({ runId: behind.id, kind: "blocked" });
+    // Put back, and its session unlocked: no claim holds the lost run's session any more.
+    await expect.poll(() => h.queue.size(), POLL).toBe(1);
     expect(await h.statuses([lost!, behind])).toEqual(["queued", "queued"]);
 
     await reconcile(h);
