@@ -152,7 +152,8 @@ export interface RecoveryRequest {
  * an execution makes is fenced by its claim token.
  */
 export interface RunStore {
-  readonly dialect: "postgres" | "sqlite";
+  /** What holds the rows: a SQL database, or this process's memory (MemoryRunStore, for tests). */
+  readonly dialect: "postgres" | "sqlite" | "memory";
 
   /** The new run and its queue entry; for a repeated idempotency key, the existing run (`created` false). */
   createRun(run: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }>;

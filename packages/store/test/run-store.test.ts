@@ -2,9 +2,9 @@ import { openRunStore, type RunStore } from "@oah/store";
 import {
   createStoreEnv,
   createTestStore,
+  IN_PROCESS_STORE_KINDS,
   MIGRATIONS_DIR,
   newRun,
-  STORE_KINDS,
   type TestStore,
 } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore =
   });
 }
 
-describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
+describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
   let t: TestStore;
   let store: RunStore;
   let clock = 1_700_000_000_000;
@@ -567,7 +567,7 @@ describe.each(STORE_KINDS)("RunStore on %s", (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)("status counts on %s", (kind) => {
+describe.each(IN_PROCESS_STORE_KINDS)("status counts on %s", (kind) => {
   let t: TestStore;
   afterAll(() => t?.dispose());
 

@@ -1,9 +1,17 @@
 import { type NewRun, openRunStore, type RunStore, type SqlRunStoreOptions } from "@oah/store";
+import { MemoryRunStore } from "@oah/store/memory";
 import { createTempDir, MIGRATIONS_DIR } from "./paths";
 import { createTestDatabase } from "./postgres";
 
 export type StoreKind = "sqlite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
+
+/**
+ * The stores a test can open in its own process: the SQL ones, and the in-memory one
+ * (MemoryRunStore, never a deployment's: processes get only STORE_KINDS).
+ */
+export type InProcessStoreKind = StoreKind | "memory";
+export const IN_PROCESS_STORE_KINDS: InProcessStoreKind[] = [...STORE_KINDS, "memory"];
 
 export interface StoreEnv {
   /** What a process is given to use this store: OAH_DATA_DIR, and OAH_DATABASE_URL for PostgreSQL. */
@@ -41,8 +49,15 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
-/** A fresh store of the given kind, opened in this process. */
-export async function createTestStore(kind: StoreKind, options: SqlRunStoreOptions = {}): Promise<TestStore> {
+/** A fresh store of the given kind, opened in this process (the in-memory one takes only `now`). */
+export async function createTestStore(
+  kind: InProcessStoreKind,
+  options: SqlRunStoreOptions = {},
+): Promise<TestStore> {
+  if (kind === "memory") {
+    const store = new MemoryRunStore({ now: options.now });
+    return { store, dispose: () => store.close() };
+  }
   const place = await createStoreEnv(kind);
   const store = await openRunStore(
     { databaseUrl: place.databaseUrl, dataDir: place.dataDir, migrationsDir: MIGRATIONS_DIR },

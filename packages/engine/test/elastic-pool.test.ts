@@ -1,0 +1,80 @@
+import type { Run } from "@oah/contract";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryHost, type MemoryHost } from "./memory-host";
+
+const POLL = { timeout: 5_000 };
+
+let host: MemoryHost | undefined;
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+describe("the elastic pool on the in-memory store", () => {
+  it("grows with the ready sessions up to its max, and shrinks back to its min once idle", async () => {
+    host = createMemoryHost({
+      pool: {
+        min: 1,
+        max: 3,
+        hysteresis: { upSampleWindow: 1, downSampleWindow: 2, upCooldownMs: 0, downCooldownMs: 0 },
+      },
+    });
+    const h = host;
+    let largest = 0;
+    /** The pool's size now, remembering the largest it ever was when looked at. */
+    const size = () => {
+      largest = Math.max(largest, h.lifecycle.slots().length);
+      return h.lifecycle.slots().length;
+    };
+    await h.lifecycle.start();
+    expect(size()).toBe(1);
+
+    const runs: Run[] = [];
+    for (let i = 0; i < 2; i++) runs.push(await h.submit(`p-${i}`, i, { gated: true }));
+    await expect.poll(size, POLL).toBe(2);
+    await expect.poll(() => h.statuses(runs), POLL).toEqual(["waiting_tool", "waiting_tool"]);
+
+    for (let i = 2; i < 6; i++) runs.push(await h.submit(`p-${i}`, i, { gated: true }));
+    await expect.poll(size, POLL).toBe(3);
+    const busy = async () => (await h.statuses(runs)).filter((s) => s === "waiting_tool").length;
+    await expect.poll(busy, POLL).toBe(3);
+    // Three ready sessions still wait, and the pool stays at its max.
+    expect((await h.statuses(runs)).filter((s) => s === "queued")).toHaveLength(3);
+    expect((await h.queue.pressure()).readySessionCount).toBe(3);
+    expect(size()).toBe(3);
+    await expect
+      .poll(async () => (await h.service.poolOverview()).hosts[0], POLL)
+      .toMatchObject({ min: 1, max: 3, desired: 3, activeWorkers: 3, busyWorkers: 3 });
+    const { recentDecisions } = await h.service.poolOverview();
+    expect(Math.max(...recentDecisions.map((d) => d.desired))).toBe(3);
+
+    // Every gate opened as its run reaches it: all end, and the idle pool goes back to its min.
+    const opened = new Set<string>();
+    await expect
+      .poll(async () => {
+        for (const run of runs) {
+          if (opened.has(run.id) || (await h.status(run)) !== "waiting_tool") continue;
+          opened.add(run.id);
+          await h.open(run);
+        }
+        return h.statuses(runs);
+      }, POLL)
+      .toEqual(Array(6).fill("completed"));
+    await expect.poll(size, POLL).toBe(1);
+    expect(largest).toBe(3);
+    expect((await h.service.poolOverview()).recentDecisions).toContainEqual(
+      expect.objectContaining({ reason: "scale_down", desired: 1 }),
+    );
+  });
+
+  it("starts no worker beyond its min while nothing is ready", async () => {
+    host = createMemoryHost({ pool: { min: 0, max: 4 } });
+    const h = host;
+    await h.lifecycle.start();
+    expect(h.lifecycle.slots()).toHaveLength(0);
+    const run = await h.submit("p-lone", "only");
+    await expect.poll(() => h.status(run), POLL).toBe("completed");
+    await expect.poll(() => h.lifecycle.slots().length, POLL).toBe(0);
+    expect(h.executor.order("p-lone")).toEqual([run.id]);
+  });
+});

@@ -1,0 +1,198 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JsonValue, Run, ScriptInput } from "@oah/contract";
+import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus } from "@oah/core";
+import { MemorySessionQueue } from "@oah/queue";
+import type { Claim, StartResult } from "@oah/store";
+import { MemoryRunStore } from "@oah/store/memory";
+import {
+  createEngine,
+  type ExecutionContext,
+  type ExecutionResult,
+  type Executor,
+  LocalHostLeases,
+  LocalRunSignalBus,
+  localMaintenanceLock,
+  type MaintenanceSettings,
+  type PoolOptions,
+  ScriptExecutor,
+  silentLogger,
+} from "../src";
+import type { MaintenanceHost } from "../src/maintenance/task";
+
+/** The tool a gated run waits for: the test lets the run go on by delivering its result. */
+export const GATE = "gate";
+
+export interface Execution {
+  runId: string;
+  sessionId: string;
+  seq: number;
+}
+
+/** The in-memory store, with every start it answered. */
+export class WatchedStore extends MemoryRunStore {
+  readonly starts: { runId: string; kind: StartResult["kind"] }[] = [];
+
+  override async startRun(claim: Claim, workerId: string): Promise<StartResult> {
+    const result = await super.startRun(claim, workerId);
+    this.starts.push({ runId: claim.runId, kind: result.kind });
+    return result;
+  }
+}
+
+/**
+ * The script executor (sleep, output, wait_tool and fail steps: no command, no model),
+ * recording which runs it executes, how many at once, and how many of one session at once.
+ */
+export class RecordingExecutor implements Executor {
+  readonly executions: Execution[] = [];
+  private readonly inFlight = new Map<string, number>();
+  maxInFlight = 0;
+  maxInFlightPerSession = 0;
+  private readonly script = new ScriptExecutor({
+    toolTimeoutMs: 10_000,
+    commands: null,
+    shellEnv: () => ({}),
+    model: { baseUrl: undefined, model: "none", apiKey: undefined, timeoutMs: 1_000 },
+  });
+
+  async execute(context: ExecutionContext): Promise<ExecutionResult> {
+    const { id, sessionId, seq } = context.run;
+    this.executions.push({ runId: id, sessionId, seq });
+    const mine = (this.inFlight.get(sessionId) ?? 0) + 1;
+    this.inFlight.set(sessionId, mine);
+    this.maxInFlightPerSession = Math.max(this.maxInFlightPerSession, mine);
+    const all = [...this.inFlight.values()].reduce((a, b) => a + b, 0);
+    this.maxInFlight = Math.max(this.maxInFlight, all);
+    try {
+      return await this.script.execute(context);
+    } finally {
+      this.inFlight.set(sessionId, this.inFlight.get(sessionId)! - 1);
+    }
+  }
+
+  /** The runs of a session in the order they were executed. */
+  order(sessionId: string): string[] {
+    return this.executions.filter((e) => e.sessionId === sessionId).map((e) => e.runId);
+  }
+}
+
+export interface MemoryHostOptions {
+  pool?: Partial<PoolOptions>;
+  recovery?: Partial<MaintenanceSettings>;
+}
+
+/**
+ * One engine in this process on the in-memory store and queue, with the local leases,
+ * signals and maintenance lock of the embedded mode: no database, no Redis, no child
+ * process. The store's clock is the wall clock shifted by `skewMs`.
+ */
+export function createMemoryHost(options: MemoryHostOptions = {}) {
+  let skewMs = 0;
+  const store = new WatchedStore({ now: () => Date.now() + skewMs });
+  const queue = new MemorySessionQueue({ lockTtlMs: 30_000 });
+  const signals = new LocalRunSignalBus();
+  const leases = new LocalHostLeases();
+  const executor = new RecordingExecutor();
+  const hostId = "memory-host";
+  const recovery: MaintenanceSettings = {
+    strategy: "requeue_running",
+    maxAttempts: 3,
+    // Maintenance only at start: the tests run the tasks themselves when they want them.
+    exclusiveOwner: true,
+    staleAfterMs: 30_000,
+    scanIntervalMs: 60_000,
+    ...options.recovery,
+  };
+  const pool: PoolOptions = {
+    min: 2,
+    max: 2,
+    sizing: DEFAULT_POOL_SIZING,
+    hysteresis: { upSampleWindow: 1, downSampleWindow: 1, upCooldownMs: 0, downCooldownMs: 0 },
+    scaleIntervalMs: 10,
+    processKind: "embedded",
+    registry: null,
+    board: null,
+    ...options.pool,
+  };
+  const engine = createEngine({
+    hostId,
+    store,
+    queue,
+    signals,
+    maintenanceLock: localMaintenanceLock,
+    board: null,
+    executors: new Map([["script", executor]]),
+    logger: silentLogger,
+    pool,
+    // Nothing is written there: no step of these runs runs a command.
+    workspaceRoot: join(tmpdir(), "oah-memory-host-workspaces"),
+    acceptsCommandRuns: false,
+    leases,
+    leaseTtlMs: 30_000,
+    liveness: null,
+    runTimeoutMs: 60_000,
+    heartbeatIntervalMs: 50,
+    claimAhead: claimAheadPolicy(0),
+    drainTimeoutMs: 2_000,
+    recovery,
+  });
+  const { lifecycle, service } = engine;
+  /** What the maintenance tasks use of this host. */
+  const maintenanceHost: MaintenanceHost = { hostId, store, queue, leases, logger: silentLogger };
+
+  return {
+    store,
+    queue,
+    executor,
+    lifecycle,
+    service,
+    recovery,
+    maintenanceHost,
+    /** Shifts the store's clock: runs created meanwhile look submitted that much earlier. */
+    skewClock(ms: number) {
+      skewMs = ms;
+    },
+    /** A script run of the session; `gated`, it waits for the GATE tool's result before its output step. */
+    async submit(sessionId: string, output: JsonValue, extra: { gated?: boolean; sleepMs?: number } = {}) {
+      const steps: ScriptInput["steps"] = [];
+      if (extra.sleepMs) steps.push({ type: "sleep", ms: extra.sleepMs });
+      if (extra.gated) steps.push({ type: "wait_tool", name: GATE });
+      steps.push({ type: "output", value: output });
+      const { run } = await service.submit({
+        sessionId,
+        executor: "script",
+        input: { steps },
+        priority: "normal",
+        workspaceId: "default",
+      });
+      return run;
+    },
+    /** Lets a gated run that waits for its gate go on. */
+    async open(run: Run) {
+      await service.submitToolResult(run.id, GATE, { opened: true });
+    },
+    async status(run: Run): Promise<RunStatus | undefined> {
+      return (await store.getRun(run.id))?.status;
+    },
+    async statuses(runs: readonly Run[]): Promise<(RunStatus | undefined)[]> {
+      return Promise.all(runs.map(async (r) => (await store.getRun(r.id))?.status));
+    },
+    /** The id of the run's first event of this type (event ids grow with time across runs). */
+    async eventId(run: Run, type: string): Promise<number | undefined> {
+      const events = await store.listRunEvents(run.id, { limit: 1_000 });
+      return events.find((e) => e.type === type)?.id;
+    },
+    async eventTypes(run: Run): Promise<string[]> {
+      return (await store.listRunEvents(run.id, { limit: 1_000 })).map((e) => e.type);
+    },
+    async stop() {
+      await lifecycle.stop();
+      await queue.close();
+      await signals.close();
+      await store.close();
+    },
+  };
+}
+
+export type MemoryHost = ReturnType<typeof createMemoryHost>;

@@ -1,0 +1,1 @@
+export { MemoryRunStore, type MemoryRunStoreOptions } from "./memory-run-store";

@@ -1,0 +1,567 @@
+import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import {
+  type ActiveStatus,
+  checkManualRequeue,
+  isActive,
+  type QueueEntry,
+  type RecoveryState,
+  type RunEventType,
+  type RunMetadata,
+  type RunStatus,
+  recordManualRequeue,
+  recordRecovery,
+} from "@oah/core";
+import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
+import { decodeEvent, decodeRun, decodeRunSummary, decodeStep, entryOf, type StepRow } from "../rows";
+import type {
+  CancelRequest,
+  Claim,
+  HeartbeatResult,
+  ManualRequeueOutcome,
+  ManualRequeueRequest,
+  NewRun,
+  RecoveredRun,
+  RecoveryRequest,
+  RunOutcome,
+  RunStore,
+  StaleRunQuery,
+  StartResult,
+  StepEnd,
+  StepStart,
+  StorageRunQuery,
+  ToolResultDelivery,
+  ToolResultTake,
+} from "../run-store";
+import {
+  type HeartbeatRow,
+  heartbeatResult,
+  lockedStaleRun,
+  manualRequeueData,
+  manualRequeueFacts,
+  REQUEUE_STEP,
+  recoveredCancelData,
+  recoveryFailure,
+  recoveryRequeueData,
+  refusedStart,
+  STALE_STEP_FAILURE,
+} from "../run-writes";
+import { encodeJson } from "../sql/client";
+import { endEvent, startData } from "../transitions";
+import { compareText, fromJson, MemoryTables, type RunRecord, toJson } from "./tables";
+
+export interface MemoryRunStoreOptions {
+  now?: () => number;
+}
+
+/** Typed writes of columns. */
+const setRun = (row: RunRecord, columns: Partial<RunRecord>) => Object.assign(row, columns);
+const setStep = (step: StepRow, columns: Partial<StepRow>) => Object.assign(step, columns);
+const unfinished = (status: string) => status === "queued" || isActive(status as RunStatus);
+/** When an active run last showed life: its heartbeat, else its start, else its submission. */
+const lastSeen = (row: RunRecord) => row.heartbeat_at ?? row.started_at ?? row.created_at;
+
+/**
+ * The RunStore in this process's memory, for unit tests of the engine: the semantics
+ * of the SQL stores (their contract suite runs on it too) without a database. Every
+ * call reads and writes its tables without yielding, so each is one transaction.
+ * Not a deployment mode: its runs live as long as the object.
+ */
+export class MemoryRunStore implements RunStore {
+  readonly dialect = "memory";
+  private readonly now: () => number;
+  private tables: MemoryTables | null = new MemoryTables();
+
+  constructor(options: MemoryRunStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private get db(): MemoryTables {
+    if (!this.tables) throw new Error("the in-memory run store is closed");
+    return this.tables;
+  }
+
+  private run(row: RunRecord): Run {
+    return decodeRun(row, fromJson);
+  }
+
+  private metadataOf(row: RunRecord): RunMetadata {
+    return (fromJson(row.metadata) ?? {}) as RunMetadata;
+  }
+
+  /** The fence every execution write passes: the run is still active and still this claim's. */
+  private owned(claim: Claim): RunRecord | undefined {
+    const row = this.db.runs.get(claim.runId);
+    return row && row.claim_token === claim.token && isActive(row.status as RunStatus) ? row : undefined;
+  }
+
+  async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
+    const db = this.db;
+    const now = this.now();
+    if (input.idempotencyKey !== null) {
+      const existing = db.runsOf(input.sessionId).find((r) => r.idempotency_key === input.idempotencyKey);
+      if (existing) return { run: this.run(existing), created: false, queueEntry: entryOf(existing) };
+    }
+    const session = db.sessions.get(input.sessionId);
+    const seq = (session?.last_seq ?? 0) + 1;
+    const row: RunRecord = {
+      id: input.id,
+      session_id: input.sessionId,
+      seq,
+      queue_seq: seq,
+      workspace_id: input.workspaceId,
+      parent_run_id: input.parentRunId,
+      priority: input.priority,
+      executor: input.executor,
+      input: encodeJson(input.input ?? null),
+      output: null,
+      status: "queued",
+      error_code: null,
+      error_message: null,
+      created_at: now,
+      enqueued_at: now,
+      started_at: null,
+      heartbeat_at: null,
+      ended_at: null,
+      cancel_requested_at: null,
+      timeout_ms: input.timeoutMs,
+      worker_id: null,
+      claim_token: null,
+      attempt: 0,
+      recovery_state: null,
+      recovery_reason: null,
+      recovered_at: null,
+      waiting_tool: null,
+      tool_result: null,
+      metadata: "{}",
+      idempotency_key: input.idempotencyKey,
+      updated_at: now,
+    };
+    db.insertRun(row);
+    db.sessions.set(input.sessionId, {
+      id: input.sessionId,
+      last_seq: seq,
+      created_at: session?.created_at ?? now,
+      updated_at: now,
+    });
+    db.insertEvent(row.id, "run.queued", now, { seq, priority: input.priority });
+    return { run: this.run(row), created: true, queueEntry: entryOf(row) };
+  }
+
+  async getRun(runId: string): Promise<Run | null> {
+    const row = this.db.runs.get(runId);
+    return row ? this.run(row) : null;
+  }
+
+  async listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]> {
+    return this.db
+      .runsOf(sessionId)
+      .filter((r) => r.seq > (page.after ?? 0))
+      .slice(0, page.limit)
+      .map((r) => this.run(r));
+  }
+
+  async listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]> {
+    return this.db
+      .eventsOf(runId)
+      .filter((e) => e.id > (page.after ?? 0))
+      .slice(0, page.limit)
+      .map((e) => decodeEvent(e, fromJson));
+  }
+
+  async listRunSteps(runId: string): Promise<RunStep[]> {
+    return this.db.stepsOf(runId).map((s) => decodeStep(s, fromJson));
+  }
+
+  async previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown> {
+    const previous = this.db
+      .runsOf(sessionId)
+      .filter((r) => r.seq < beforeSeq && r.executor === executor && r.status === "completed")
+      .at(-1);
+    return previous ? (fromJson(previous.output) ?? null) : null;
+  }
+
+  async listQueuedRuns(page: {
+    after?: { sessionId: string; queueSeq: number };
+    enqueuedBefore?: number;
+    limit: number;
+  }): Promise<QueueEntry[]> {
+    const { after, enqueuedBefore } = page;
+    const inQueueOrder = (a: RunRecord, b: RunRecord) =>
+      compareText(a.session_id, b.session_id) || a.queue_seq - b.queue_seq;
+    const rows = [...this.db.runs.values()].filter(
+      (r) =>
+        r.status === "queued" &&
+        (!after ||
+          inQueueOrder(r, { session_id: after.sessionId, queue_seq: after.queueSeq } as RunRecord) > 0) &&
+        (enqueuedBefore === undefined || r.enqueued_at < enqueuedBefore),
+    );
+    rows.sort(
+      enqueuedBefore === undefined
+        ? inQueueOrder
+        : (a, b) => a.enqueued_at - b.enqueued_at || inQueueOrder(a, b),
+    );
+    return rows.slice(0, page.limit).map(entryOf);
+  }
+
+  /**
+   * Only the first unfinished run of a session may start: the store itself keeps each
+   * session serial and in order, whatever a queue or a lock may have got wrong; and only
+   * from `queued`, so never twice at once.
+   */
+  async startRun(claim: Claim, workerId: string): Promise<StartResult> {
+    const db = this.db;
+    const now = this.now();
+    const row = db.runs.get(claim.runId);
+    if (!row) return refusedStart(null);
+    const earlierUnfinished = db
+      .runsOf(row.session_id)
+      .some((r) => r.queue_seq < row.queue_seq && unfinished(r.status));
+    if (row.status !== "queued" || earlierUnfinished) return refusedStart(row.status as RunStatus);
+    setRun(row, {
+      status: "running",
+      started_at: now,
+      heartbeat_at: now,
+      ended_at: null,
+      worker_id: workerId,
+      claim_token: claim.token,
+      attempt: row.attempt + 1,
+      updated_at: now,
+    });
+    db.insertEvent(row.id, "run.started", now, startData(row));
+    return { kind: "started", run: this.run(row) };
+  }
+
+  /** Every terminal status is reached from an active one (SPEC §4), and only by the claim that started the run. */
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+    const db = this.db;
+    const now = this.now();
+    const row = this.owned(claim);
+    if (!row) return null;
+    setRun(row, {
+      status: outcome.status,
+      output: outcome.output === undefined ? null : encodeJson(outcome.output),
+      error_code: outcome.errorCode ?? null,
+      error_message: outcome.errorMessage ?? null,
+      ended_at: now,
+      updated_at: now,
+    });
+    const { type, data } = endEvent(row);
+    db.insertEvent(row.id, type, now, data);
+    return this.run(row);
+  }
+
+  async heartbeat(claims: Claim[]): Promise<HeartbeatResult> {
+    const now = this.now();
+    const reached = new Map<string, HeartbeatRow>();
+    for (const claim of claims) {
+      const row = this.owned(claim);
+      if (!row || reached.has(row.id)) continue;
+      row.heartbeat_at = now;
+      reached.set(row.id, {
+        id: row.id,
+        claim_token: claim.token,
+        cancel_requested_at: row.cancel_requested_at,
+        has_tool_result: row.tool_result !== null,
+      });
+    }
+    return heartbeatResult(claims, [...reached.values()]);
+  }
+
+  async appendEvent(claim: Claim, type: RunEventType, data?: Record<string, unknown>): Promise<boolean> {
+    if (!this.owned(claim)) return false;
+    this.db.insertEvent(claim.runId, type, this.now(), data);
+    return true;
+  }
+
+  async startStep(claim: Claim, step: StepStart): Promise<number | null> {
+    if (!this.owned(claim)) return null;
+    return this.db.insertStep({
+      run_id: claim.runId,
+      kind: step.kind,
+      name: step.name,
+      status: "running",
+      started_at: step.at ?? this.now(),
+      ended_at: null,
+      output: null,
+      error_code: null,
+      error_message: null,
+    });
+  }
+
+  async updateStepOutput(claim: Claim, stepId: number, output: unknown): Promise<boolean> {
+    const step = this.db.step(stepId);
+    if (!step || step.run_id !== claim.runId || step.status !== "running" || !this.owned(claim)) return false;
+    step.output = toJson(output);
+    return true;
+  }
+
+  async finishStep(claim: Claim, stepId: number, end: StepEnd): Promise<boolean> {
+    const step = this.db.step(stepId);
+    if (!step || step.run_id !== claim.runId || !this.owned(claim)) return false;
+    setStep(step, {
+      status: end.status,
+      ended_at: this.now(),
+      output: toJson(end.output),
+      error_code: end.errorCode ?? null,
+      error_message: end.errorMessage ?? null,
+    });
+    return true;
+  }
+
+  async requestCancel(runId: string): Promise<CancelRequest> {
+    const db = this.db;
+    const now = this.now();
+    const row = db.runs.get(runId);
+    if (!row) return { kind: "missing" };
+    if (row.status === "queued") {
+      setRun(row, { status: "cancelled", cancel_requested_at: now, ended_at: now, updated_at: now });
+      db.insertEvent(runId, "run.cancelled", now, { while: "queued" });
+      return { kind: "cancelled", run: this.run(row) };
+    }
+    if (isActive(row.status as RunStatus)) {
+      setRun(row, { cancel_requested_at: row.cancel_requested_at ?? now, updated_at: now });
+      return { kind: "requested", run: this.run(row) };
+    }
+    return { kind: "terminal", run: this.run(row) };
+  }
+
+  async waitForTool(claim: Claim, name: string): Promise<boolean> {
+    const now = this.now();
+    const row = this.db.runs.get(claim.runId);
+    if (row?.claim_token !== claim.token || row.status !== "running") return false;
+    setRun(row, { status: "waiting_tool", waiting_tool: name, tool_result: null, updated_at: now });
+    this.db.insertEvent(claim.runId, "run.waiting_tool", now, { name });
+    return true;
+  }
+
+  async deliverToolResult(runId: string, name: string, output: unknown): Promise<ToolResultDelivery> {
+    const row = this.db.runs.get(runId);
+    if (!row) return { kind: "unknown_run" };
+    if (row.status !== "waiting_tool" || row.tool_result !== null) {
+      return { kind: "not_waiting", status: row.status as RunStatus, waitingTool: row.waiting_tool };
+    }
+    if (row.waiting_tool !== name) return { kind: "wrong_name", waitingTool: row.waiting_tool ?? "" };
+    const run = this.run(row);
+    // Stored wrapped, so that a JSON null result is told apart from "no result yet".
+    setRun(row, { tool_result: encodeJson({ value: output }), updated_at: this.now() });
+    return { kind: "accepted", run };
+  }
+
+  async takeToolResult(claim: Claim): Promise<ToolResultTake> {
+    const now = this.now();
+    const row = this.db.runs.get(claim.runId);
+    if (row?.claim_token !== claim.token || row.status !== "waiting_tool") return { kind: "fenced" };
+    if (row.tool_result === null) return { kind: "pending" };
+    const { value } = fromJson(row.tool_result) as { value: unknown };
+    const name = row.waiting_tool;
+    setRun(row, { status: "running", waiting_tool: null, tool_result: null, updated_at: now });
+    this.db.insertEvent(claim.runId, "run.resumed", now, { name });
+    return { kind: "taken", output: value };
+  }
+
+  async requeueRuns(
+    runIds: readonly string[],
+    request: ManualRequeueRequest,
+  ): Promise<ManualRequeueOutcome[]> {
+    return runIds.map((runId) => this.requeueRun(runId, request));
+  }
+
+  private requeueRun(runId: string, request: ManualRequeueRequest): ManualRequeueOutcome {
+    const db = this.db;
+    const { by, maxAttempts } = request;
+    const now = this.now();
+    const row = db.runs.get(runId);
+    if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` };
+    const metadata = this.metadataOf(row);
+    const status = row.status as RunStatus;
+    const check = checkManualRequeue(manualRequeueFacts(row, metadata), request.includeCancelled);
+    if (!check.ok) return { runId, ok: false, code: check.code, message: check.message };
+    const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
+    // The tail of its session: a fresh position from the session's counter.
+    const session = db.sessions.get(row.session_id)!;
+    Object.assign(session, { last_seq: session.last_seq + 1, updated_at: now });
+    setRun(row, {
+      status: "queued",
+      queue_seq: session.last_seq,
+      output: null,
+      error_code: null,
+      error_message: null,
+      started_at: null,
+      heartbeat_at: null,
+      ended_at: null,
+      cancel_requested_at: null,
+      claim_token: null,
+      waiting_tool: null,
+      tool_result: null,
+      recovery_state: "requeued",
+      recovery_reason: "manual_operator_requeue",
+      metadata: encodeJson(next),
+      enqueued_at: now,
+      updated_at: now,
+    });
+    const data = manualRequeueData(by, status);
+    this.recordRequeue(row, now, data);
+    return { runId, ok: true, previousStatus: status, queueEntry: entryOf(row) };
+  }
+
+  /** The events and the system step of a requeue. */
+  private recordRequeue(row: RunRecord, now: number, data: Record<string, unknown>): void {
+    this.db.insertEvent(row.id, "run.requeued", now, data);
+    this.db.insertEvent(row.id, "run.queued", now, data);
+    this.db.insertStep({
+      run_id: row.id,
+      ...REQUEUE_STEP,
+      started_at: now,
+      ended_at: now,
+      output: toJson(data),
+      error_code: null,
+      error_message: null,
+    });
+  }
+
+  async listRuns(query: StorageRunQuery): Promise<RunSummary[]> {
+    const anyOf = (values: readonly string[] | undefined, value: string | null) =>
+      !values || values.length === 0 || (value !== null && values.includes(value));
+    const { after } = query;
+    const newestFirst = (a: RunRecord, b: RunRecord) =>
+      b.created_at - a.created_at || compareText(b.id, a.id);
+    return [...this.db.runs.values()]
+      .filter(
+        (r) =>
+          anyOf(query.status, r.status) &&
+          anyOf(query.errorCode, r.error_code) &&
+          anyOf(query.recoveryState, r.recovery_state) &&
+          (query.sessionId === undefined || r.session_id === query.sessionId) &&
+          (query.workspaceId === undefined || r.workspace_id === query.workspaceId) &&
+          (query.runId === undefined || r.id === query.runId) &&
+          (query.createdFrom === undefined || r.created_at >= query.createdFrom) &&
+          (query.createdTo === undefined || r.created_at < query.createdTo) &&
+          (!after || r.created_at < after.createdAt || (r.created_at === after.createdAt && r.id < after.id)),
+      )
+      .sort(newestFirst)
+      .slice(0, query.limit)
+      .map((r) => decodeRunSummary(r, fromJson));
+  }
+
+  async overview(): Promise<StorageOverview> {
+    const counters = new Map<string, number>();
+    const times: RecoveryTimes = { oldestQuarantined: null, newest: {} };
+    for (const row of this.db.runs.values()) {
+      for (const counter of countersOf(row)) counters.set(counter, (counters.get(counter) ?? 0) + 1);
+      const state = row.recovery_state as RecoveryState | null;
+      const at = row.recovered_at;
+      if (state === null || at === null) continue;
+      times.newest[state] = Math.max(times.newest[state] ?? at, at);
+      if (state === "quarantined") times.oldestQuarantined = Math.min(times.oldestQuarantined ?? at, at);
+    }
+    return overviewOf(counters, times);
+  }
+
+  async statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>> {
+    const statuses = new Map<string, RunStatus>();
+    for (const id of runIds) {
+      const row = this.db.runs.get(id);
+      if (row) statuses.set(id, row.status as RunStatus);
+    }
+    return statuses;
+  }
+
+  async countQueued(): Promise<number> {
+    let n = 0;
+    for (const row of this.db.runs.values()) if (row.status === "queued") n++;
+    return n;
+  }
+
+  async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
+    const { after } = query;
+    const bySessionThenId = (a: RunRecord, b: RunRecord) =>
+      compareText(a.session_id, b.session_id) || compareText(a.id, b.id);
+    return [...this.db.runs.values()]
+      .filter(
+        (r) =>
+          isActive(r.status as RunStatus) &&
+          lastSeen(r) < query.lastSeenBefore &&
+          (!after || bySessionThenId(r, { session_id: after.sessionId, id: after.id } as RunRecord) > 0),
+      )
+      .sort(bySessionThenId)
+      .slice(0, query.limit)
+      .map((r) => this.run(r));
+  }
+
+  async recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {
+    const db = this.db;
+    const now = this.now();
+    const { context } = request;
+    const row = db.runs.get(request.runId);
+    if (!row || !isActive(row.status as RunStatus) || lastSeen(row) >= request.lastSeenBefore) return null;
+    const from = row.status as ActiveStatus;
+    const stored = this.metadataOf(row);
+    const decision = request.decide(lockedStaleRun(row, stored));
+    if (decision.action === "wait") return null;
+    const previousClaimToken = row.claim_token;
+    // Steps the stale execution left open end with it.
+    for (const step of db.stepsOf(row.id)) {
+      if (step.status !== "running") continue;
+      setStep(step, {
+        status: STALE_STEP_FAILURE.status,
+        ended_at: now,
+        error_code: STALE_STEP_FAILURE.errorCode,
+        error_message: STALE_STEP_FAILURE.errorMessage,
+      });
+    }
+    // Clearing the claim token fences out the execution that went stale, should it wake up.
+    const unclaimed = { claim_token: null, waiting_tool: null, tool_result: null, updated_at: now };
+    if (decision.action === "cancel") {
+      setRun(row, { status: "cancelled", ended_at: now, ...unclaimed });
+      db.insertEvent(row.id, "run.cancelled", now, recoveredCancelData(context.by, from));
+      return { run: this.run(row), action: decision, queueEntry: null, previousClaimToken };
+    }
+    // One clock for the columns and the metadata: the overview's times match deadLetter.at.
+    const metadata = recordRecovery(stored, decision, { ...context, at: new Date(now), from });
+    const recovery = metadata.recovery!;
+    const recovered = {
+      recovery_state: recovery.state,
+      recovery_reason: recovery.reason,
+      recovered_at: now,
+      metadata: encodeJson(metadata),
+    };
+    if (decision.action === "requeue") {
+      setRun(row, {
+        status: "queued",
+        started_at: null,
+        heartbeat_at: null,
+        ended_at: null,
+        cancel_requested_at: null,
+        error_code: null,
+        error_message: null,
+        ...unclaimed,
+        ...recovered,
+        enqueued_at: now,
+      });
+      this.recordRequeue(row, now, recoveryRequeueData(recovery, from));
+      return { run: this.run(row), action: decision, queueEntry: entryOf(row), previousClaimToken };
+    }
+    const failure = recoveryFailure(from, recovery);
+    setRun(row, {
+      status: "failed",
+      error_code: failure.errorCode,
+      error_message: failure.errorMessage,
+      ended_at: now,
+      ...unclaimed,
+      ...recovered,
+    });
+    db.insertEvent(row.id, "run.failed", now, failure.data);
+    return { run: this.run(row), action: decision, queueEntry: null, previousClaimToken };
+  }
+
+  /** Its tables are this object's: nobody else can use them. */
+  async acquireExclusiveUse(): Promise<void> {}
+
+  async ping(): Promise<void> {
+    void this.db;
+  }
+
+  async close(): Promise<void> {
+    this.tables = null;
+  }
+}
