@@ -1,4 +1,12 @@
-import type { ExecutorName, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import type {
+  ExecutorName,
+  Run,
+  RunEvent,
+  RunStep,
+  RunSummary,
+  StorageOverview,
+  StorageRunFilters,
+} from "@oah/contract";
 import type {
   ActiveStatus,
   QueueEntry,
@@ -70,21 +78,17 @@ export type ManualRequeueOutcome =
   | { runId: string; ok: true; previousStatus: RunStatus; queueEntry: QueueEntry }
   | { runId: string; ok: false; code: string; message: string };
 
-export interface StorageRunQuery {
-  status?: RunStatus[];
-  errorCode?: string[];
-  recoveryState?: string[];
-  sessionId?: string;
-  workspaceId?: string;
-  runId?: string;
-  /** Epoch ms, inclusive. */
+/**
+ * The admin list's query: the API's filters (createdFrom/createdTo as epoch ms, from
+ * inclusive, to exclusive; each filter's match in storage-filters.ts) and the page.
+ */
+export type StorageRunQuery = Omit<StorageRunFilters, "createdFrom" | "createdTo"> & {
   createdFrom?: number;
-  /** Epoch ms, exclusive. */
   createdTo?: number;
   /** Runs strictly after this position of the (createdAt desc, id desc) order. */
   after?: { createdAt: number; id: string };
   limit: number;
-}
+};
 
 export type CancelRequest =
   | { kind: "cancelled"; run: Run }

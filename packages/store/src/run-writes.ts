@@ -6,7 +6,7 @@ import type {
   RunMetadata,
   RunStatus,
 } from "@oah/core";
-import type { RunRow } from "./rows";
+import { hasQueuePlace, hasSession, type RunRow } from "./rows";
 import type { Claim, HeartbeatResult, LockedStaleRun, StartResult } from "./run-store";
 
 /**
@@ -43,6 +43,8 @@ export function lockedStaleRun(row: RunRow, metadata: RunMetadata): LockedStaleR
     status: row.status as ActiveStatus,
     recoveryAttempts: metadata.recoveryAttempts ?? 0,
     cancelRequested: row.cancel_requested_at !== null,
+    hasSession: hasSession(row),
+    queueAvailable: hasQueuePlace(row),
   };
 }
 
@@ -53,7 +55,7 @@ export function manualRequeueFacts(row: RunRow, metadata: RunMetadata): ManualRe
     errorCode: row.error_code,
     recoveryState: row.recovery_state as RecoveryState | null,
     metadata,
-    hasSession: row.session_id !== "",
+    hasSession: hasSession(row),
     cancelRequested: row.cancel_requested_at !== null,
   };
 }

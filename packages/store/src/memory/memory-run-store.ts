@@ -10,9 +10,21 @@ import {
   type RunStatus,
   recordManualRequeue,
   recordRecovery,
+  requireWriteTarget,
+  STATUS_WRITES,
+  type StatusWriteName,
 } from "@oah/core";
 import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
-import { decodeEvent, decodeRun, decodeRunSummary, decodeStep, entryOf, type StepRow } from "../rows";
+import {
+  decodeEvent,
+  decodeMetadata,
+  decodeRun,
+  decodeRunSummary,
+  decodeStep,
+  entryOf,
+  type JsonDecoder,
+  type StepRow,
+} from "../rows";
 import type {
   CancelRequest,
   Claim,
@@ -46,6 +58,7 @@ import {
   STALE_STEP_FAILURE,
 } from "../run-writes";
 import { encodeJson } from "../sql/client";
+import { type AppliedFilter, appliedFilters } from "../storage-filters";
 import { endEvent, startData } from "../transitions";
 import { compareText, fromJson, MemoryTables, type RunRecord, toJson } from "./tables";
 
@@ -57,6 +70,21 @@ export interface MemoryRunStoreOptions {
 const setRun = (row: RunRecord, columns: Partial<RunRecord>) => Object.assign(row, columns);
 const setStep = (step: StepRow, columns: Partial<StepRow>) => Object.assign(step, columns);
 const unfinished = (status: string) => status === "queued" || isActive(status as RunStatus);
+/** Whether a run's column meets a Storage filter, as the SQL stores' WHERE has it. */
+function matches({ match, value }: AppliedFilter, column: string | number | null | undefined): boolean {
+  if (column === null || column === undefined) return false;
+  if (match === "anyOf") return (value as readonly string[]).includes(String(column));
+  if (match === "atLeast") return column >= value;
+  if (match === "below") return column < value;
+  return column === value;
+}
+/** JSON columns are kept as text, as SQLite keeps them, and read back the same way. */
+const JSON_TEXT: JsonDecoder = { decodeJson: fromJson };
+/** Whether a status write (core's STATUS_WRITES, the SQL stores' guards too) may move this run. */
+const movable = (write: StatusWriteName, row: RunRecord): boolean =>
+  (STATUS_WRITES[write].from as readonly string[]).includes(row.status);
+/** The one status a write sets. */
+const target = (write: StatusWriteName): RunStatus => STATUS_WRITES[write].to[0];
 /** When an active run last showed life: its heartbeat, else its start, else its submission. */
 const lastSeen = (row: RunRecord) => row.heartbeat_at ?? row.started_at ?? row.created_at;
 
@@ -81,11 +109,11 @@ export class MemoryRunStore implements RunStore {
   }
 
   private run(row: RunRecord): Run {
-    return decodeRun(row, fromJson);
+    return decodeRun(row, JSON_TEXT);
   }
 
   private metadataOf(row: RunRecord): RunMetadata {
-    return (fromJson(row.metadata) ?? {}) as RunMetadata;
+    return decodeMetadata(row, JSON_TEXT);
   }
 
   /** The fence every execution write passes: the run is still active and still this claim's. */
@@ -165,11 +193,11 @@ export class MemoryRunStore implements RunStore {
       .eventsOf(runId)
       .filter((e) => e.id > (page.after ?? 0))
       .slice(0, page.limit)
-      .map((e) => decodeEvent(e, fromJson));
+      .map((e) => decodeEvent(e, JSON_TEXT));
   }
 
   async listRunSteps(runId: string): Promise<RunStep[]> {
-    return this.db.stepsOf(runId).map((s) => decodeStep(s, fromJson));
+    return this.db.stepsOf(runId).map((s) => decodeStep(s, JSON_TEXT));
   }
 
   async previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown> {
@@ -216,9 +244,9 @@ export class MemoryRunStore implements RunStore {
     const earlierUnfinished = db
       .runsOf(row.session_id)
       .some((r) => r.queue_seq < row.queue_seq && unfinished(r.status));
-    if (row.status !== "queued" || earlierUnfinished) return refusedStart(row.status as RunStatus);
+    if (!movable("start", row) || earlierUnfinished) return refusedStart(row.status as RunStatus);
     setRun(row, {
-      status: "running",
+      status: target("start"),
       started_at: now,
       heartbeat_at: now,
       ended_at: null,
@@ -233,10 +261,11 @@ export class MemoryRunStore implements RunStore {
 
   /** Every terminal status is reached from an active one (SPEC §4), and only by the claim that started the run. */
   async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+    requireWriteTarget("finish", outcome.status);
     const db = this.db;
     const now = this.now();
     const row = this.owned(claim);
-    if (!row) return null;
+    if (!row || !movable("finish", row)) return null;
     setRun(row, {
       status: outcome.status,
       output: outcome.output === undefined ? null : encodeJson(outcome.output),
@@ -313,8 +342,13 @@ export class MemoryRunStore implements RunStore {
     const now = this.now();
     const row = db.runs.get(runId);
     if (!row) return { kind: "missing" };
-    if (row.status === "queued") {
-      setRun(row, { status: "cancelled", cancel_requested_at: now, ended_at: now, updated_at: now });
+    if (movable("cancelQueued", row)) {
+      setRun(row, {
+        status: target("cancelQueued"),
+        cancel_requested_at: now,
+        ended_at: now,
+        updated_at: now,
+      });
       db.insertEvent(runId, "run.cancelled", now, { while: "queued" });
       return { kind: "cancelled", run: this.run(row) };
     }
@@ -328,8 +362,8 @@ export class MemoryRunStore implements RunStore {
   async waitForTool(claim: Claim, name: string): Promise<boolean> {
     const now = this.now();
     const row = this.db.runs.get(claim.runId);
-    if (row?.claim_token !== claim.token || row.status !== "running") return false;
-    setRun(row, { status: "waiting_tool", waiting_tool: name, tool_result: null, updated_at: now });
+    if (row?.claim_token !== claim.token || !movable("waitForTool", row)) return false;
+    setRun(row, { status: target("waitForTool"), waiting_tool: name, tool_result: null, updated_at: now });
     this.db.insertEvent(claim.runId, "run.waiting_tool", now, { name });
     return true;
   }
@@ -350,11 +384,16 @@ export class MemoryRunStore implements RunStore {
   async takeToolResult(claim: Claim): Promise<ToolResultTake> {
     const now = this.now();
     const row = this.db.runs.get(claim.runId);
-    if (row?.claim_token !== claim.token || row.status !== "waiting_tool") return { kind: "fenced" };
+    if (row?.claim_token !== claim.token || !movable("resumeWithToolResult", row)) return { kind: "fenced" };
     if (row.tool_result === null) return { kind: "pending" };
     const { value } = fromJson(row.tool_result) as { value: unknown };
     const name = row.waiting_tool;
-    setRun(row, { status: "running", waiting_tool: null, tool_result: null, updated_at: now });
+    setRun(row, {
+      status: target("resumeWithToolResult"),
+      waiting_tool: null,
+      tool_result: null,
+      updated_at: now,
+    });
     this.db.insertEvent(claim.runId, "run.resumed", now, { name });
     return { kind: "taken", output: value };
   }
@@ -381,7 +420,7 @@ export class MemoryRunStore implements RunStore {
     const session = db.sessions.get(row.session_id)!;
     Object.assign(session, { last_seq: session.last_seq + 1, updated_at: now });
     setRun(row, {
-      status: "queued",
+      status: target("manualRequeue"),
       queue_seq: session.last_seq,
       output: null,
       error_code: null,
@@ -420,27 +459,21 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listRuns(query: StorageRunQuery): Promise<RunSummary[]> {
-    const anyOf = (values: readonly string[] | undefined, value: string | null) =>
-      !values || values.length === 0 || (value !== null && values.includes(value));
+    const filters = appliedFilters(query);
     const { after } = query;
     const newestFirst = (a: RunRecord, b: RunRecord) =>
       b.created_at - a.created_at || compareText(b.id, a.id);
     return [...this.db.runs.values()]
       .filter(
         (r) =>
-          anyOf(query.status, r.status) &&
-          anyOf(query.errorCode, r.error_code) &&
-          anyOf(query.recoveryState, r.recovery_state) &&
-          (query.sessionId === undefined || r.session_id === query.sessionId) &&
-          (query.workspaceId === undefined || r.workspace_id === query.workspaceId) &&
-          (query.runId === undefined || r.id === query.runId) &&
-          (query.createdFrom === undefined || r.created_at >= query.createdFrom) &&
-          (query.createdTo === undefined || r.created_at < query.createdTo) &&
+          filters.every((f) =>
+            matches(f, (r as unknown as Record<string, string | number | null>)[f.column]),
+          ) &&
           (!after || r.created_at < after.createdAt || (r.created_at === after.createdAt && r.id < after.id)),
       )
       .sort(newestFirst)
       .slice(0, query.limit)
-      .map((r) => decodeRunSummary(r, fromJson));
+      .map((r) => decodeRunSummary(r, JSON_TEXT));
   }
 
   async overview(): Promise<StorageOverview> {
@@ -493,7 +526,8 @@ export class MemoryRunStore implements RunStore {
     const now = this.now();
     const { context } = request;
     const row = db.runs.get(request.runId);
-    if (!row || !isActive(row.status as RunStatus) || lastSeen(row) >= request.lastSeenBefore) return null;
+    // Every recovery write (requeue, fail, cancel) moves a run from the same, active, statuses.
+    if (!row || !movable("recoveryRequeue", row) || lastSeen(row) >= request.lastSeenBefore) return null;
     const from = row.status as ActiveStatus;
     const stored = this.metadataOf(row);
     const decision = request.decide(lockedStaleRun(row, stored));
@@ -512,7 +546,7 @@ export class MemoryRunStore implements RunStore {
     // Clearing the claim token fences out the execution that went stale, should it wake up.
     const unclaimed = { claim_token: null, waiting_tool: null, tool_result: null, updated_at: now };
     if (decision.action === "cancel") {
-      setRun(row, { status: "cancelled", ended_at: now, ...unclaimed });
+      setRun(row, { status: target("recoveryCancel"), ended_at: now, ...unclaimed });
       db.insertEvent(row.id, "run.cancelled", now, recoveredCancelData(context.by, from));
       return { run: this.run(row), action: decision, queueEntry: null, previousClaimToken };
     }
@@ -527,7 +561,7 @@ export class MemoryRunStore implements RunStore {
     };
     if (decision.action === "requeue") {
       setRun(row, {
-        status: "queued",
+        status: target("recoveryRequeue"),
         started_at: null,
         heartbeat_at: null,
         ended_at: null,
@@ -543,7 +577,7 @@ export class MemoryRunStore implements RunStore {
     }
     const failure = recoveryFailure(from, recovery);
     setRun(row, {
-      status: "failed",
+      status: target("recoveryFail"),
       error_code: failure.errorCode,
       error_message: failure.errorMessage,
       ended_at: now,

@@ -3,27 +3,24 @@ import { type SQL, sql } from "drizzle-orm";
 import { decodeRunSummary, type RunRow } from "../rows";
 import type { StorageRunQuery } from "../run-store";
 import { summaryColumns } from "../sql-fragments";
+import { appliedFilters } from "../storage-filters";
 import type { OpContext } from "./context";
 
 /** The admin list of runs: filtered, newest first, a keyset page at a time. */
 export async function listRuns({ db }: OpContext, query: StorageRunQuery): Promise<RunSummary[]> {
-  const where: SQL[] = [];
-  const anyOf = (column: string, values: readonly string[] | undefined) => {
-    if (!values || values.length === 0) return;
-    const list = sql.join(
-      values.map((v) => sql`${v}`),
-      sql`, `,
-    );
-    where.push(sql`${sql.raw(column)} IN (${list})`);
-  };
-  anyOf("status", query.status);
-  anyOf("error_code", query.errorCode);
-  anyOf("recovery_state", query.recoveryState);
-  if (query.sessionId !== undefined) where.push(sql`session_id = ${query.sessionId}`);
-  if (query.workspaceId !== undefined) where.push(sql`workspace_id = ${query.workspaceId}`);
-  if (query.runId !== undefined) where.push(sql`id = ${query.runId}`);
-  if (query.createdFrom !== undefined) where.push(sql`created_at >= ${query.createdFrom}`);
-  if (query.createdTo !== undefined) where.push(sql`created_at < ${query.createdTo}`);
+  const where: SQL[] = appliedFilters(query).map(({ column, match, value }) => {
+    const col = sql.raw(column);
+    if (match === "anyOf") {
+      const list = sql.join(
+        (value as readonly string[]).map((v) => sql`${v}`),
+        sql`, `,
+      );
+      return sql`${col} IN (${list})`;
+    }
+    if (match === "atLeast") return sql`${col} >= ${value}`;
+    if (match === "below") return sql`${col} < ${value}`;
+    return sql`${col} = ${value}`;
+  });
   if (query.after) where.push(sql`(created_at, id) < (${query.after.createdAt}, ${query.after.id})`);
   const filter = where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``;
   const rows = await db.all<RunRow>(sql`SELECT ${summaryColumns} FROM runs ${filter}

@@ -1,7 +1,14 @@
 import { type ActiveStatus, recordRecovery } from "@oah/core";
 import { sql } from "drizzle-orm";
-import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
+import { decodeMetadata, decodeRun, entryOf, type RunRow } from "../rows";
 import type { RecoveredRun, RecoveryRequest } from "../run-store";
+import {
+  lockedStaleRun,
+  recoveredCancelData,
+  recoveryFailure,
+  recoveryRequeueData,
+  STALE_STEP_FAILURE,
+} from "../run-writes";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
@@ -24,13 +31,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     if (!row) return null;
     const from = row.status as ActiveStatus;
     const stored = decodeMetadata(row, tx);
-    const decision = request.decide({
-      status: from,
-      recoveryAttempts: stored.recoveryAttempts ?? 0,
-      cancelRequested: row.cancel_requested_at !== null,
-      hasSession: hasSession(row),
-      queueAvailable: hasQueuePlace(row),
-    });
+    const decision = request.decide(lockedStaleRun(row, stored));
     if (decision.action === "wait") return null;
     const recovered = (updated: RunRow, queued: boolean): RecoveredRun => ({
       run: decodeRun(updated, db),
@@ -39,8 +40,9 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
       previousClaimToken: row.claim_token,
     });
     // Steps the stale execution left open end with it.
-    await tx.run(sql`UPDATE run_steps SET status = 'failed', ended_at = ${now}, error_code = 'worker_recovery_failed',
-        error_message = 'the worker executing this step stopped responding'
+    const step = STALE_STEP_FAILURE;
+    await tx.run(sql`UPDATE run_steps SET status = ${step.status}, ended_at = ${now}, error_code = ${step.errorCode},
+        error_message = ${step.errorMessage}
       WHERE run_id = ${runId} AND status = 'running'`);
     // Clearing the claim token fences out the execution that went stale, should it wake up.
     if (decision.action === "cancel") {
@@ -48,11 +50,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
         await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryCancel")}, ended_at = ${now},
           claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
-      await insertEvent(tx, runId, "run.cancelled", now, {
-        reason: "cancel_requested",
-        recoveredBy: context.by,
-        from,
-      });
+      await insertEvent(tx, runId, "run.cancelled", now, recoveredCancelData(context.by, from));
       return recovered(cancelled!, false);
     }
     // One clock for the columns and the metadata: the overview's times match deadLetter.at.
@@ -67,27 +65,17 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
           enqueued_at = ${now}, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
-      await recordRequeue(
-        tx,
-        runId,
-        { reason: recovery.reason, recoveryAttempts: recovery.attempts, from: row.status },
-        now,
-      );
+      await recordRequeue(tx, runId, recoveryRequeueData(recovery, from), now);
       return recovered(requeued!, true);
     }
-    const message = `run was ${row.status} on a worker that stopped responding (${recovery.reason})`;
+    const failure = recoveryFailure(from, recovery);
     const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryFail")},
-        error_code = 'worker_recovery_failed', error_message = ${message}, ended_at = ${now}, claim_token = NULL,
+        error_code = ${failure.errorCode}, error_message = ${failure.errorMessage}, ended_at = ${now}, claim_token = NULL,
         waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
         recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
         updated_at = ${now}
       WHERE id = ${runId} RETURNING ${runColumns}`);
-    await insertEvent(tx, runId, "run.failed", now, {
-      errorCode: "worker_recovery_failed",
-      errorMessage: message,
-      reason: recovery.reason,
-      recoveryState: recovery.state,
-    });
+    await insertEvent(tx, runId, "run.failed", now, failure.data);
     return recovered(failed!, false);
   });
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { REQUEUE_STEP } from "../run-writes";
 import type { SqlClient } from "../sql/client";
 import { insertEvents } from "./insert-events";
 
@@ -20,6 +21,7 @@ export async function recordRequeue(
     ],
     at,
   );
+  const { kind, name, status } = REQUEUE_STEP;
   await tx.run(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at, ended_at, output)
-    VALUES (${runId}, 'system', 'run.requeued', 'completed', ${at}, ${at}, ${tx.json(data)})`);
+    VALUES (${runId}, ${kind}, ${name}, ${status}, ${at}, ${at}, ${tx.json(data)})`);
 }

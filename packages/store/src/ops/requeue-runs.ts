@@ -1,13 +1,8 @@
-import {
-  checkManualRequeue,
-  OahError,
-  type RecoveryState,
-  type RunStatus,
-  recordManualRequeue,
-} from "@oah/core";
+import { checkManualRequeue, OahError, type RunStatus, recordManualRequeue } from "@oah/core";
 import { sql } from "drizzle-orm";
-import { decodeMetadata, entryOf, hasSession, type RunRow } from "../rows";
+import { decodeMetadata, entryOf, type RunRow } from "../rows";
 import type { ManualRequeueOutcome, ManualRequeueRequest } from "../run-store";
+import { manualRequeueData, manualRequeueFacts } from "../run-writes";
 import { runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { recordRequeue } from "./requeue-record";
@@ -50,17 +45,7 @@ function requeueRun(
     if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
     const metadata = decodeMetadata(row, tx);
     const status = row.status as RunStatus;
-    const check = checkManualRequeue(
-      {
-        status,
-        errorCode: row.error_code,
-        recoveryState: row.recovery_state as RecoveryState | null,
-        metadata,
-        hasSession: hasSession(row),
-        cancelRequested: row.cancel_requested_at !== null,
-      },
-      request.includeCancelled,
-    );
+    const check = checkManualRequeue(manualRequeueFacts(row, metadata), request.includeCancelled);
     if (!check.ok) return { runId, ok: false, code: check.code, message: check.message } as const;
     const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
     // The tail of its session: a fresh position from the session's counter.
@@ -73,7 +58,7 @@ function requeueRun(
         recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},
         enqueued_at = ${now}, updated_at = ${now}
       WHERE id = ${runId} RETURNING ${runColumns}`);
-    await recordRequeue(tx, runId, { reason: "manual_operator_requeue", requestedBy: by, from: status }, now);
+    await recordRequeue(tx, runId, manualRequeueData(by, status), now);
     return { runId, ok: true, previousStatus: status, queueEntry: entryOf(requeued!) } as const;
   });
 }

@@ -2,6 +2,7 @@ import type { Run } from "@oah/contract";
 import type { RunStatus } from "@oah/core";
 import { decodeRun, type RunRow } from "../rows";
 import type { StartResult } from "../run-store";
+import { refusedStart } from "../run-writes";
 import {
   endEvent,
   type FinishTransition,
@@ -61,9 +62,6 @@ export async function writeTransitions(
     }
     const row = started.get(t.claim.runId);
     if (row) return { kind: "started", run: decodeRun(row, db) } satisfies StartResult;
-    const status = statuses.get(t.claim.runId) ?? null;
-    return status === "queued"
-      ? ({ kind: "blocked" } satisfies StartResult)
-      : ({ kind: "gone", status } satisfies StartResult);
+    return refusedStart(statuses.get(t.claim.runId) ?? null);
   });
 }

@@ -1,0 +1,40 @@
+import type { StorageRunQuery } from "./run-store";
+
+/** How a Storage filter's value meets its column. */
+export type FilterMatch = "anyOf" | "equals" | "atLeast" | "below";
+
+/** The filters of a StorageRunQuery: every key but the page's. */
+export type StorageFilterName = Exclude<keyof StorageRunQuery, "after" | "limit">;
+
+/**
+ * Each Storage filter of the admin list (SPEC §9), described once for every store: the
+ * column of `runs` it reads and how it matches. The SQL stores make their WHERE of it, the
+ * in-memory store its predicate; a filter added to the API's input is refused by the
+ * type checker until it has its line here.
+ */
+export const STORAGE_FILTERS = {
+  status: { column: "status", match: "anyOf" },
+  errorCode: { column: "error_code", match: "anyOf" },
+  recoveryState: { column: "recovery_state", match: "anyOf" },
+  sessionId: { column: "session_id", match: "equals" },
+  workspaceId: { column: "workspace_id", match: "equals" },
+  runId: { column: "id", match: "equals" },
+  createdFrom: { column: "created_at", match: "atLeast" },
+  createdTo: { column: "created_at", match: "below" },
+} as const satisfies Record<StorageFilterName, { column: string; match: FilterMatch }>;
+
+/** One filter the query sets, with its value. */
+export interface AppliedFilter {
+  column: string;
+  match: FilterMatch;
+  value: string | number | readonly string[];
+}
+
+/** The filters a query sets (an empty list sets none). */
+export function appliedFilters(query: StorageRunQuery): AppliedFilter[] {
+  return (Object.keys(STORAGE_FILTERS) as StorageFilterName[]).flatMap((name) => {
+    const value = query[name];
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
+    return [{ ...STORAGE_FILTERS[name], value: value as AppliedFilter["value"] }];
+  });
+}
