@@ -12,7 +12,7 @@ export type StorageFilterName = Exclude<keyof StorageRunQuery, "after" | "limit"
  * in-memory store its predicate; a filter added to the API's input is refused by the
  * type checker until it has its line here.
  */
-export const STORAGE_FILTERS = {
+export const STORAGE_FILTER_COLUMNS = {
   status: { column: "status", match: "anyOf" },
   errorCode: { column: "error_code", match: "anyOf" },
   recoveryState: { column: "recovery_state", match: "anyOf" },
@@ -32,9 +32,9 @@ export interface AppliedFilter {
 
 /** The filters a query sets (an empty list sets none). */
 export function appliedFilters(query: StorageRunQuery): AppliedFilter[] {
-  return (Object.keys(STORAGE_FILTERS) as StorageFilterName[]).flatMap((name) => {
+  return (Object.keys(STORAGE_FILTER_COLUMNS) as StorageFilterName[]).flatMap((name) => {
     const value = query[name];
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
-    return [{ ...STORAGE_FILTERS[name], value: value as AppliedFilter["value"] }];
+    return [{ ...STORAGE_FILTER_COLUMNS[name], value: value as AppliedFilter["value"] }];
   });
 }
