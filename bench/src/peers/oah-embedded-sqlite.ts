@@ -13,7 +13,8 @@
 // before it claims anything. That re-enqueue comes before the first start, so it
 // is outside the measured drain (first start → last end), as the Redis systems'
 // queue was filled by their API before their workers existed.
-import { OahPeer, sqliteReader } from "./oah-common";
+import { sqliteReader } from "./oah-client";
+import { OahPeer } from "./oah-common";
 import type { JobSpec } from "./types";
 
 export class OahEmbeddedSqlite extends OahPeer {

@@ -24,7 +24,7 @@ import {
   SUBMIT_CONCURRENCY,
   sqliteReader,
   submitJob,
-} from "./oah-common";
+} from "./oah-client";
 import type { JobSpec } from "./types";
 
 export const NO_WORKER_POOL = {

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { createTempDir, type OahProcess, startOah } from "@oah/testing";
 import { log, sleep } from "../log";
 import { BullmqPeer } from "../peers/bullmq";
-import { inParallel, SUBMIT_CONCURRENCY, submitJob } from "../peers/oah-common";
+import { inParallel, SUBMIT_CONCURRENCY, submitJob } from "../peers/oah-client";
 import { NO_WORKER_POOL } from "../peers/oah-snapshots";
 import type { Services } from "../services";
 import { round } from "../stats";

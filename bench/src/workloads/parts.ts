@@ -17,7 +17,7 @@ import { openRunStore } from "@oah/store";
 import { createTempDir, newRun, REPO_ROOT } from "@oah/testing";
 import { Redis } from "ioredis";
 import { log } from "../log";
-import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-common";
+import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-client";
 import type { Services } from "../services";
 import { round } from "../stats";
 

@@ -1,9 +1,8 @@
-import { RUN_PRIORITIES } from "@oah/core";
+import { RUN_PRIORITIES, type RunPriority } from "@oah/core";
 import { z } from "zod";
 import { agentInputSchema } from "./agent";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { jsonEqual, wholeNumber } from "./json";
-import type { Run } from "./run";
 import { scriptInputSchema } from "./script";
 
 export const EXECUTORS = ["script", "agent"] as const;
@@ -42,15 +41,22 @@ export const submitRunInput = z.preprocess(
 );
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
 
+/** What a submission asks for, as a run records it. */
+export interface Submission {
+  executor: ExecutorName;
+  input: unknown;
+  priority: RunPriority;
+  timeoutMs: number;
+  workspaceId: string;
+  parentRunId: string | null;
+}
+
 /**
  * Whether a submission repeated with the same idempotencyKey asks for the run the first one
  * made (same executor, input, priority, timeout, workspace and parent): only then is that run
  * its answer; another body under the same key is a conflict.
  */
-export function sameSubmission(
-  run: Pick<Run, "executor" | "input" | "priority" | "timeoutMs" | "workspaceId" | "parentRunId">,
-  asked: Pick<Run, "executor" | "input" | "priority" | "timeoutMs" | "workspaceId" | "parentRunId">,
-): boolean {
+export function sameSubmission(run: Submission, asked: Submission): boolean {
   return (
     run.executor === asked.executor &&
     run.priority === asked.priority &&

@@ -1,0 +1,195 @@
+// How the bench talks to oah: submission over the real HTTP API, and reading the
+// `runs` table (PostgreSQL or SQLite), whose timestamps are the most accurate
+// record of when each run was enqueued, started and ended.
+import { existsSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import type { JobSpec, JobTiming } from "./types";
+
+/** How many submissions are in flight at once during a bulk submission (not measured). */
+export const SUBMIT_CONCURRENCY = 64;
+
+const TERMINAL = "('completed', 'failed', 'cancelled', 'timed_out')";
+const UNFINISHED_REPORT = `SELECT id, session_id, seq, status, attempt, worker_id, enqueued_at, started_at,
+  heartbeat_at, recovery_state FROM runs WHERE status NOT IN ${TERMINAL} ORDER BY enqueued_at LIMIT 10`;
+
+interface RunRow {
+  status: string;
+  enqueued_at: number | string;
+  started_at: number | string | null;
+  ended_at: number | string | null;
+}
+
+/** Read access to a store's `runs` table. */
+export interface RunsReader {
+  finished(): Promise<{ finished: number; notCompleted: number }>;
+  startedCount(): Promise<number>;
+  total(): Promise<number>;
+  run(id: string): Promise<RunRow | undefined>;
+  completed(): Promise<JobTiming[]>;
+  /** A few runs without a terminal status, as rows, for a report of what is stuck. */
+  unfinished(): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/** A finished run's timestamps, as the bench compares them. */
+export const timing = (r: RunRow): JobTiming => ({
+  enqueuedAt: Number(r.enqueued_at),
+  startedAt: Number(r.started_at),
+  endedAt: Number(r.ended_at),
+});
+
+export function postgresReader(url: string): RunsReader {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => {});
+  return {
+    async finished() {
+      const { rows } = await pool.query<{ n: string; bad: string }>(
+        `SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'completed') AS bad FROM runs WHERE status IN ${TERMINAL}`,
+      );
+      return { finished: Number(rows[0]!.n), notCompleted: Number(rows[0]!.bad) };
+    },
+    async startedCount() {
+      const { rows } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM runs WHERE started_at IS NOT NULL",
+      );
+      return Number(rows[0]!.n);
+    },
+    async total() {
+      const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM runs");
+      return Number(rows[0]!.n);
+    },
+    async run(id) {
+      const { rows } = await pool.query<RunRow>(
+        "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE id = $1",
+        [id],
+      );
+      return rows[0];
+    },
+    async completed() {
+      const { rows } = await pool.query<RunRow>(
+        "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
+      );
+      return rows.map(timing);
+    },
+    async unfinished() {
+      return (await pool.query(UNFINISHED_REPORT)).rows;
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The embedded default's store: `$OAH_DATA_DIR/.openharness/data/history.db`, read-only, opened once it exists. */
+export function sqliteReader(dataDir: string): RunsReader {
+  const file = join(dataDir, ".openharness", "data", "history.db");
+  let db: Database.Database | undefined;
+  const open = () => {
+    if (!db) {
+      if (!existsSync(file)) throw new Error(`no SQLite store at ${file} yet`);
+      db = new Database(file, { readonly: true, fileMustExist: true });
+      db.pragma("busy_timeout = 5000");
+    }
+    return db;
+  };
+  return {
+    async finished() {
+      const row = open()
+        .prepare(
+          `SELECT count(*) AS n, sum(status <> 'completed') AS bad FROM runs WHERE status IN ${TERMINAL}`,
+        )
+        .get() as { n: number; bad: number | null };
+      return { finished: row.n, notCompleted: row.bad ?? 0 };
+    },
+    async startedCount() {
+      return (
+        open().prepare("SELECT count(*) AS n FROM runs WHERE started_at IS NOT NULL").get() as { n: number }
+      ).n;
+    },
+    async total() {
+      return (open().prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
+    },
+    async run(id) {
+      return open()
+        .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE id = ?")
+        .get(id) as RunRow | undefined;
+    },
+    async completed() {
+      const rows = open()
+        .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'")
+        .all() as RunRow[];
+      return rows.map(timing);
+    },
+    async unfinished() {
+      return open().prepare(UNFINISHED_REPORT).all() as Record<string, unknown>[];
+    },
+    async close() {
+      db?.close();
+      db = undefined;
+    },
+  };
+}
+
+/** Runs `count` tasks with at most `concurrency` at once. */
+export async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+export const stepsOf = (job: JobSpec): unknown[] =>
+  job.sleepMs > 0 ? [{ type: "sleep", ms: job.sleepMs }] : [];
+
+// node:http with keep-alive: about a third of fetch's CPU per request, which
+// matters with the bench and the systems on the same two cores.
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** POSTs JSON; resolves with the status and the parsed answer. */
+export function postJson(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const payload = JSON.stringify(body);
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          try {
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Submits one run (a no-op, or one sleep step) through the HTTP API; resolves with its id. */
+export async function submitJob(baseUrl: string, job: JobSpec): Promise<string> {
+  const res = await postJson(baseUrl, `/api/v1/sessions/${encodeURIComponent(job.sessionId)}/runs`, {
+    input: { steps: stepsOf(job) },
+  });
+  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { run: { id: string } }).run.id;
+}
