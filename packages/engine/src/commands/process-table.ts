@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** One process as /proc/<pid>/stat tells it. */
 export interface ProcessEntry {
@@ -56,4 +56,37 @@ export function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
   } catch {
     return false; // ESRCH
   }
+}
+
+/** The children of a process, from /proc/<pid>/task/<pid>/children; empty when it is gone. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The pid namespace a process lives in (its /proc/<pid>/ns/pid link); null when it is gone. */
+export function pidNamespaceOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return null;
+  }
+}
+
+/** The live processes (zombies aside) of a pid namespace, as far as this process may see them. */
+export function namespaceMembers(namespace: string): number[] {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return pids.map(Number).filter((pid) => {
+    if (pidNamespaceOf(pid) !== namespace) return false;
+    const state = readProcess(pid)?.state;
+    return state !== undefined && state !== "Z" && state !== "X";
+  });
 }

@@ -9,6 +9,7 @@ import { type ProcessGuard, runProcess } from "./child-process";
 import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
 import { groupMembers, signal } from "./process-table";
 import { type SandboxPlan, sandboxArgv } from "./sandbox-argv";
+import { SandboxNamespace } from "./sandbox-namespace";
 import { StepWatchdog } from "./step-watchdog";
 import { prepareWorkspace } from "./workspace";
 
@@ -87,6 +88,8 @@ function checkReachable(root: string, user: { uid: number; gid: number }): void 
 
 /** The probe's workspace: a name no workspace id can have (ids do not start with a dot). */
 const PROBE_WORKSPACE = ".sandbox-probe";
+/** The longest a result waits for the kernel to end what is left of a sandbox. */
+const NAMESPACE_END_MS = 2_000;
 
 /**
  * Runs each command of a run in a sandbox of its own (see sandboxArgv): as an
@@ -106,8 +109,17 @@ export class SandboxedCommands implements CommandRunner {
     private readonly watchdog: StepWatchdog | null,
   ) {
     this.hidden = [...new Set([...settings.hidden, settings.workspaceRoot])];
+    const sandboxes = new Map<number, SandboxNamespace>();
+    // What the kernel still has to kill once bwrap's outer process is gone.
+    const emptied = async (outer: number) => {
+      await sandboxes.get(outer)?.gone(NAMESPACE_END_MS);
+      sandboxes.delete(outer);
+    };
     this.guard = {
-      started: (child) => this.watchdog?.watch(child.pid!) ?? (() => {}),
+      started: (child) => {
+        sandboxes.set(child.pid!, new SandboxNamespace(child.pid!));
+        return this.watchdog?.watch(child.pid!) ?? (() => {});
+      },
       stop: async (child, exited, graceMs) => {
         const outer = child.pid!;
         // SIGTERM to the command's processes, not to bwrap's own two: the outer one would end
@@ -115,12 +127,14 @@ export class SandboxedCommands implements CommandRunner {
         for (const p of groupMembers(outer) ?? []) {
           if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
         }
-        if (await settlesWithin(exited, graceMs)) return;
-        signal(outer, "SIGKILL");
-        await exited.catch(() => {});
+        if (!(await settlesWithin(exited, graceMs))) {
+          signal(outer, "SIGKILL");
+          await exited.catch(() => {});
+        }
+        await emptied(outer);
       },
-      // The sandbox ends with its first process: nothing of the command is left.
-      ended: async () => {},
+      // The sandbox ends with its first process: nothing of the command is left once the kernel is done.
+      ended: (child) => emptied(child.pid!),
       // A step the watchdog killed while this host was frozen: the run stops here, writing nothing.
       beforeResult: () => {
         settings.liveness?.check();
