@@ -2,6 +2,7 @@ export * from "./attempt-limit";
 export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";
+export * from "./fleet-sizing";
 export * from "./id-patterns";
 export * from "./pool-sizing";
 export * from "./queue-entry";

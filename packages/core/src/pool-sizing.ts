@@ -230,6 +230,21 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return keysA.length === keysB.length && keysA.every((key) => deepEqual(recordA[key], recordB[key]));
 }
 
+/** How many distinct decisions a pool or the controller keeps (SPEC §8). */
+export const MAX_DECISIONS = 50;
+
+/**
+ * Appends a decision to a log of distinct decisions, the oldest dropped beyond `max`;
+ * false (nothing kept) when it equals the last one but for its time.
+ */
+export function keepDecision<T extends { at: number }>(log: T[], decision: T, max = MAX_DECISIONS): boolean {
+  const last = log[log.length - 1];
+  if (last && sameDecision(last, decision)) return false;
+  log.push(decision);
+  if (log.length > max) log.splice(0, log.length - max);
+  return true;
+}
+
 /**
  * Two decision records are the same decision when they differ only in `at` (SPEC §8): the
  * decision log keeps distinct decisions, not one entry per tick.

@@ -9,13 +9,13 @@ import type {
 import {
   type HysteresisConfig,
   INITIAL_REBALANCE_STATE,
+  keepDecision,
   type PoolGlobalSignals,
   type PoolSizingConfig,
   type QueuePressure,
   type Rebalance,
   type RebalanceState,
   rebalance,
-  sameDecision,
   shutdownRebalance,
   suggestPoolSize,
   workerIdOf,
@@ -41,8 +41,6 @@ export interface PoolOptions {
   historyIntervalMs?: number;
   historyLength?: number;
 }
-
-const MAX_DECISIONS = 50;
 
 /** What the pool uses of its host: the queue's pressure, and what its workers use. */
 export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logger">;
@@ -229,9 +227,7 @@ export class ElasticPool {
   /** Keeps a decision unless it equals the previous one but for its time; logs changes only. */
   private record(step: Rebalance, decision: PoolDecision): void {
     const last = this.decisions[this.decisions.length - 1];
-    if (last && sameDecision(last, decision)) return;
-    this.decisions.push(decision);
-    if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
+    if (!keepDecision(this.decisions, decision)) return;
     if (!last || last.reason !== decision.reason || step.previousDesired !== step.desired) {
       this.host.logger.info(
         {
