@@ -1,6 +1,7 @@
 export { type RedisClient, subscriberOf } from "./client";
 export { connectRedis, type RedisTarget } from "./connect";
 export { RedisHostLeases } from "./coordination/host-leases";
+export { type LeaderView, RedisLeaderLease } from "./coordination/leader-lease";
 export { RedisMaintenanceLock } from "./coordination/maintenance-lock";
 export { RedisPoolBoard } from "./coordination/pool-board";
 export { RedisRunSignalBus } from "./coordination/run-signal-bus";

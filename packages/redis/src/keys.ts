@@ -33,6 +33,9 @@ export function redisKeys(prefix: string) {
     hostLease: (hostId: string) => `${base}host:${hostId}`,
     /** Held by the one host running a maintenance task (stale-run scan, queue refill, reconcile). */
     maintenanceLock: (task: string) => `${base}maintenance-lock:${task}`,
+    /** The controller's leader lease ("<token> <candidate>"), and the counter of its fencing tokens. */
+    controllerLeader: `${base}controller:leader`,
+    controllerFence: `${base}controller:fence`,
   };
 }
 

@@ -4,6 +4,7 @@ import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
 import markReady from "./lua/includes/mark-ready.lua";
 import serverTime from "./lua/includes/server-time.lua";
+import leaderLease from "./lua/leader-lease-2.lua";
 import pressure from "./lua/pressure-3.lua";
 import readyStranded from "./lua/ready-stranded-3.lua";
 import release from "./lua/release-3.lua";
@@ -33,6 +34,7 @@ const SCRIPTS = {
   oahPressure: { numberOfKeys: 3, lua: pressure },
   oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
   oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
+  oahLeaderLease: { numberOfKeys: 2, lua: leaderLease },
 } as const;
 
 type Arg = string | number;
