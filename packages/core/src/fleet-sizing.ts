@@ -10,8 +10,8 @@ import {
   type RebalanceState,
   rebalance,
   suggestPoolSize,
+  type WeighedPressure,
 } from "./pool-sizing";
-import type { QueuePressure } from "./queue-pressure";
 
 /** What the controller knows of one sandbox host. */
 export interface FleetHost {
@@ -22,11 +22,7 @@ export interface FleetHost {
   busySlots: number;
 }
 
-export interface FleetSignals
-  extends Pick<
-    QueuePressure,
-    "readySessionCount" | "subagentReadySessionCount" | "oldestSchedulableReadyAgeMs"
-  > {
+export interface FleetSignals extends WeighedPressure {
   /** Workers of the whole fleet, from the registry (healthy leases only). */
   activeWorkers: number;
   busyWorkers: number;

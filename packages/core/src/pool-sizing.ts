@@ -28,12 +28,14 @@ export interface PoolGlobalSignals {
   remoteBusyWorkers: number;
 }
 
-/** The figures of the queue's pressure read (SPEC §5) and of the pool, that the policy weighs. */
-export interface PoolSignals
-  extends Pick<
-    QueuePressure,
-    "readySessionCount" | "subagentReadySessionCount" | "oldestSchedulableReadyAgeMs"
-  > {
+/** The figures of the queue's pressure read (SPEC §5) that the pool's and the fleet's policies weigh. */
+export type WeighedPressure = Pick<
+  QueuePressure,
+  "readySessionCount" | "subagentReadySessionCount" | "oldestSchedulableReadyAgeMs"
+>;
+
+/** The queue's figures and the pool's, that the policy weighs. */
+export interface PoolSignals extends WeighedPressure {
   /** Local workers not stopping (idle + busy + starting). */
   activeWorkers: number;
   busyWorkers: number;
