@@ -9,6 +9,7 @@ import {
   type StatusWrite,
   type TransitionKind,
   UNWRITTEN_TRANSITIONS,
+  writeTarget,
 } from "../src";
 
 const writes = Object.entries(STATUS_WRITES) as [string, StatusWrite][];
@@ -51,6 +52,12 @@ describe("the stores' status writes against the transition table", () => {
       const from: readonly string[] = STATUS_WRITES.manualRequeue.from;
       expect(check.ok, status).toBe(from.includes(status));
     }
+  });
+
+  it("names the one status of a write that sets one, and refuses to for finish", () => {
+    expect(writeTarget("start")).toBe("running");
+    expect(writeTarget("manualRequeue")).toBe("queued");
+    expect(() => writeTarget("finish")).toThrow(/more than one status/);
   });
 
   it("refuses a target status its write may not set, with invalid_run_transition", () => {

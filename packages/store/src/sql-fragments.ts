@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, type RunStatus, STATUS_WRITES, type StatusWriteName } from "@oah/core";
+import { ACTIVE_STATUSES, type RunStatus, STATUS_WRITES, type StatusWriteName, writeTarget } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { RUN_COLUMNS, SUMMARY_COLUMNS } from "./rows";
 
@@ -21,11 +21,7 @@ export const ACTIVE = statuses(ACTIVE_STATUSES);
 export const fromStatuses = (write: StatusWriteName): SQL => statuses(STATUS_WRITES[write].from);
 
 /** The one status a write sets, for the writes that set only one. */
-export function toStatus(write: StatusWriteName): SQL {
-  const [only, ...more] = STATUS_WRITES[write].to;
-  if (!only || more.length > 0) throw new Error(`${write} sets more than one status`);
-  return statuses([only]);
-}
+export const toStatus = (write: StatusWriteName): SQL => statuses([writeTarget(write)]);
 export const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
 
 /**

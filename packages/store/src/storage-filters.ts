@@ -23,18 +23,18 @@ export const STORAGE_FILTER_COLUMNS = {
   createdTo: { column: "created_at", match: "below" },
 } as const satisfies Record<StorageFilterName, { column: string; match: FilterMatch }>;
 
-/** One filter the query sets, with its value. */
-export interface AppliedFilter {
+/** One filter the query sets, with its value: a condition on one column. */
+export interface FilterCondition {
   column: string;
   match: FilterMatch;
   value: string | number | readonly string[];
 }
 
 /** The filters a query sets (an empty list sets none). */
-export function appliedFilters(query: StorageRunQuery): AppliedFilter[] {
+export function filterConditions(query: StorageRunQuery): FilterCondition[] {
   return (Object.keys(STORAGE_FILTER_COLUMNS) as StorageFilterName[]).flatMap((name) => {
     const value = query[name];
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
-    return [{ ...STORAGE_FILTER_COLUMNS[name], value: value as AppliedFilter["value"] }];
+    return [{ ...STORAGE_FILTER_COLUMNS[name], value: value as FilterCondition["value"] }];
   });
 }

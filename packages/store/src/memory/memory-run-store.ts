@@ -13,6 +13,7 @@ import {
   requireWriteTarget,
   STATUS_WRITES,
   type StatusWriteName,
+  writeTarget,
 } from "@oah/core";
 import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
 import {
@@ -58,7 +59,7 @@ import {
   STALE_STEP_FAILURE,
 } from "../run-writes";
 import { encodeJson } from "../sql/client";
-import { type AppliedFilter, appliedFilters } from "../storage-filters";
+import { type FilterCondition, filterConditions } from "../storage-filters";
 import { endEvent, startData } from "../transitions";
 import { compareText, fromJson, MemoryTables, type RunRecord, toJson } from "./tables";
 
@@ -71,7 +72,7 @@ const setRun = (row: RunRecord, columns: Partial<RunRecord>) => Object.assign(ro
 const setStep = (step: StepRow, columns: Partial<StepRow>) => Object.assign(step, columns);
 const unfinished = (status: string) => status === "queued" || isActive(status as RunStatus);
 /** Whether a run's column meets a Storage filter, as the SQL stores' WHERE has it. */
-function matches({ match, value }: AppliedFilter, column: string | number | null | undefined): boolean {
+function matches({ match, value }: FilterCondition, column: string | number | null | undefined): boolean {
   if (column === null || column === undefined) return false;
   if (match === "anyOf") return (value as readonly string[]).includes(String(column));
   if (match === "atLeast") return column >= value;
@@ -83,8 +84,6 @@ const JSON_TEXT: JsonDecoder = { decodeJson: fromJson };
 /** Whether a status write (core's STATUS_WRITES, the SQL stores' guards too) may move this run. */
 const movable = (write: StatusWriteName, row: RunRecord): boolean =>
   (STATUS_WRITES[write].from as readonly string[]).includes(row.status);
-/** The one status a write sets. */
-const target = (write: StatusWriteName): RunStatus => STATUS_WRITES[write].to[0];
 /** When an active run last showed life: its heartbeat, else its start, else its submission. */
 const lastSeen = (row: RunRecord) => row.heartbeat_at ?? row.started_at ?? row.created_at;
 
@@ -246,7 +245,7 @@ export class MemoryRunStore implements RunStore {
       .some((r) => r.queue_seq < row.queue_seq && unfinished(r.status));
     if (!movable("start", row) || earlierUnfinished) return refusedStart(row.status as RunStatus);
     setRun(row, {
-      status: target("start"),
+      status: writeTarget("start"),
       started_at: now,
       heartbeat_at: now,
       ended_at: null,
@@ -344,7 +343,7 @@ export class MemoryRunStore implements RunStore {
     if (!row) return { kind: "missing" };
     if (movable("cancelQueued", row)) {
       setRun(row, {
-        status: target("cancelQueued"),
+        status: writeTarget("cancelQueued"),
         cancel_requested_at: now,
         ended_at: now,
         updated_at: now,
@@ -363,7 +362,12 @@ export class MemoryRunStore implements RunStore {
     const now = this.now();
     const row = this.db.runs.get(claim.runId);
     if (row?.claim_token !== claim.token || !movable("waitForTool", row)) return false;
-    setRun(row, { status: target("waitForTool"), waiting_tool: name, tool_result: null, updated_at: now });
+    setRun(row, {
+      status: writeTarget("waitForTool"),
+      waiting_tool: name,
+      tool_result: null,
+      updated_at: now,
+    });
     this.db.insertEvent(claim.runId, "run.waiting_tool", now, { name });
     return true;
   }
@@ -389,7 +393,7 @@ export class MemoryRunStore implements RunStore {
     const { value } = fromJson(row.tool_result) as { value: unknown };
     const name = row.waiting_tool;
     setRun(row, {
-      status: target("resumeWithToolResult"),
+      status: writeTarget("resumeWithToolResult"),
       waiting_tool: null,
       tool_result: null,
       updated_at: now,
@@ -420,7 +424,7 @@ export class MemoryRunStore implements RunStore {
     const session = db.sessions.get(row.session_id)!;
     Object.assign(session, { last_seq: session.last_seq + 1, updated_at: now });
     setRun(row, {
-      status: target("manualRequeue"),
+      status: writeTarget("manualRequeue"),
       queue_seq: session.last_seq,
       output: null,
       error_code: null,
@@ -459,7 +463,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listRuns(query: StorageRunQuery): Promise<RunSummary[]> {
-    const filters = appliedFilters(query);
+    const filters = filterConditions(query);
     const { after } = query;
     const newestFirst = (a: RunRecord, b: RunRecord) =>
       b.created_at - a.created_at || compareText(b.id, a.id);
@@ -546,7 +550,7 @@ export class MemoryRunStore implements RunStore {
     // Clearing the claim token fences out the execution that went stale, should it wake up.
     const unclaimed = { claim_token: null, waiting_tool: null, tool_result: null, updated_at: now };
     if (decision.action === "cancel") {
-      setRun(row, { status: target("recoveryCancel"), ended_at: now, ...unclaimed });
+      setRun(row, { status: writeTarget("recoveryCancel"), ended_at: now, ...unclaimed });
       db.insertEvent(row.id, "run.cancelled", now, recoveredCancelData(context.by, from));
       return { run: this.run(row), action: decision, queueEntry: null, previousClaimToken };
     }
@@ -561,7 +565,7 @@ export class MemoryRunStore implements RunStore {
     };
     if (decision.action === "requeue") {
       setRun(row, {
-        status: target("recoveryRequeue"),
+        status: writeTarget("recoveryRequeue"),
         started_at: null,
         heartbeat_at: null,
         ended_at: null,
@@ -577,7 +581,7 @@ export class MemoryRunStore implements RunStore {
     }
     const failure = recoveryFailure(from, recovery);
     setRun(row, {
-      status: target("recoveryFail"),
+      status: writeTarget("recoveryFail"),
       error_code: failure.errorCode,
       error_message: failure.errorMessage,
       ended_at: now,

@@ -3,12 +3,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { decodeRunSummary, type RunRow } from "../rows";
 import type { StorageRunQuery } from "../run-store";
 import { summaryColumns } from "../sql-fragments";
-import { appliedFilters } from "../storage-filters";
+import { filterConditions } from "../storage-filters";
 import type { OpContext } from "./context";
 
 /** The admin list of runs: filtered, newest first, a keyset page at a time. */
 export async function listRuns({ db }: OpContext, query: StorageRunQuery): Promise<RunSummary[]> {
-  const where: SQL[] = appliedFilters(query).map(({ column, match, value }) => {
+  const where: SQL[] = filterConditions(query).map(({ column, match, value }) => {
     const col = sql.raw(column);
     if (match === "anyOf") {
       const list = sql.join(
