@@ -19,6 +19,7 @@ runHostCommand({
     createServer: ({ runtime, config, metrics, logger, isReady }) =>
       createApiServer({
         service: runtime.engine.service,
+        fleet: runtime.engine.fleet,
         metrics,
         logger,
         apiToken: config.apiToken,

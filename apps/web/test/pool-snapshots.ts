@@ -9,7 +9,9 @@ export function snapshot(
   return {
     hostId: "host-a",
     processKind: "standalone",
+    state: "active",
     at: 1_000,
+    intervalMs: 1_000,
     min: 1,
     max: 4,
     pressure: { ...NO_QUEUE_PRESSURE, ...pressure },

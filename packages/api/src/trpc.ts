@@ -1,11 +1,12 @@
 import { findJsonProblem } from "@oah/contract";
 import { OahError } from "@oah/core";
-import type { RunService } from "@oah/engine";
+import type { FleetService, RunService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { toApiError, toTrpcError } from "./errors";
 
 export interface ApiContext {
   service: RunService;
+  fleet: FleetService;
 }
 
 const t = initTRPC.context<ApiContext>().create({

@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import {
   claimAheadPolicy,
   HOOK_EVENTS,
+  HOST_ID_PATTERN,
   isVariedSecret,
   RECOVERY_STRATEGIES,
   type RecoveryStrategy,
@@ -134,9 +135,19 @@ const envSchema = z.object({
   OAH_STEP_CPU_SECONDS: int(1).default(600),
   OAH_STEP_MEMORY_BYTES: int(16_777_216).default(2_147_483_648),
   OAH_STEP_MAX_OUTPUT_BYTES: int(1_048_576).default(104_857_600),
+  // Ours (issue 17): this host's id (a pod's name), and whether a worker host exits once drained.
+  OAH_HOST_ID: z
+    .string()
+    .regex(HOST_ID_PATTERN, { error: "must be 1-128 characters of A-Z a-z 0-9 . _ : -" })
+    .optional(),
+  OAH_EXIT_WHEN_DRAINED: z.enum(["0", "1", "false", "true"]).default("0"),
 });
 
 export interface OahConfig {
+  /** OAH_HOST_ID; made from the role, the machine and the pid when unset. */
+  hostId: string | undefined;
+  /** A worker host that has drained under a drain order exits (what the controller's own sandboxes do). */
+  exitWhenDrained: boolean;
   host: string;
   port: number;
   webPort: number;
@@ -237,6 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const dataDir = resolve(cwd, e.OAH_DATA_DIR ?? ".");
   return {
+    hostId: e.OAH_HOST_ID,
+    exitWhenDrained: e.OAH_EXIT_WHEN_DRAINED === "1" || e.OAH_EXIT_WHEN_DRAINED === "true",
     host: e.OAH_HOST,
     port: e.OAH_PORT,
     webPort: e.OAH_WEB_PORT,

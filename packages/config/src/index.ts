@@ -1,3 +1,4 @@
+export { type ControllerConfig, loadControllerConfig } from "./controller-env";
 export {
   ConfigError,
   describeConfig,

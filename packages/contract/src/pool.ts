@@ -1,4 +1,13 @@
-import type { PoolPressures, QueuePressure, RebalanceReason } from "@oah/core";
+import type {
+  ControllerTarget,
+  FleetDecision,
+  HostState,
+  PoolPressures,
+  QueuePressure,
+  RebalanceReason,
+} from "@oah/core";
+import { z } from "zod";
+import { hostIdSchema, rolloutIdSchema } from "./ids";
 
 export type WorkerState = "starting" | "idle" | "busy" | "stopping";
 export type ProcessKind = "embedded" | "standalone";
@@ -15,6 +24,8 @@ export interface WorkerLease {
   expiresAt: number;
   /** How often the lease is renewed; a lease not seen for two of these is late. */
   intervalMs: number;
+  /** The state its order put the worker's host in (issue 17 §4). */
+  hostState: HostState;
   /** The host process's figures, the same on each of its leases. */
   cpuPercent: number;
   rssMb: number;
@@ -57,7 +68,11 @@ export interface PoolSample {
 export interface PoolSnapshot {
   hostId: string;
   processKind: ProcessKind;
+  /** Active, or under an order: cordoned, draining, drained (issue 17 §4). */
+  state: HostState;
   at: number;
+  /** How often the snapshot is renewed; one not renewed for two of these is late. */
+  intervalMs: number;
   min: number;
   max: number;
   pressure: QueuePressure;
@@ -96,9 +111,74 @@ export interface PoolReport {
   recentDecisions: PoolDecision[];
 }
 
+/** One point of the controller's sampled history. */
+export interface FleetSample {
+  at: number;
+  desiredReplicas: number;
+  actualReplicas: number;
+  readySessionCount: number;
+  busySlots: number;
+}
+
+/** What the leading controller publishes (issue 17 §2), beside the hosts' pools. */
+export interface ControllerReport {
+  leaderId: string;
+  at: number;
+  target: ControllerTarget;
+  desiredReplicas: number;
+  actualReplicas: number;
+  /** The last distinct decisions, oldest first. */
+  decisions: FleetDecision[];
+  /** An hour of samples, oldest first. */
+  history: FleetSample[];
+}
+
 export interface PoolOverview {
+  /** The leading controller's report; null when no controller runs. */
+  controller: ControllerReport | null;
   hosts: PoolSnapshot[];
   /** Newest first, across hosts. */
   recentDecisions: (PoolDecision & { hostId: string })[];
   history: { hostId: string; samples: PoolSample[] }[];
+}
+
+export const hostOrderInput = z.strictObject({ hostId: hostIdSchema });
+export type HostOrderInput = z.infer<typeof hostOrderInput>;
+
+/** The answer to cordon, uncordon and drain: the state the host was told to take. */
+export interface HostOrderAccepted {
+  hostId: string;
+  state: HostState;
+}
+
+export const rolloutInput = z.strictObject({
+  requestedBy: z.string().trim().min(1).max(128).optional(),
+});
+export type RolloutInput = z.infer<typeof rolloutInput>;
+
+export const rolloutIdInput = z.strictObject({ rolloutId: rolloutIdSchema });
+
+export const ROLLOUT_STATES = ["pending", "running", "done", "failed"] as const;
+export type RolloutState = (typeof ROLLOUT_STATES)[number];
+
+/** One sandbox of a rolling restart: the one replaced, and the one that replaced it. */
+export interface RolloutStep {
+  hostId: string;
+  replacementId: string | null;
+  state: "waiting" | "starting" | "draining" | "replaced" | "failed";
+}
+
+/** A rolling restart of the fleet (issue 17 §4): asked through the API, carried out by the leading controller. */
+export interface Rollout {
+  rolloutId: string;
+  state: RolloutState;
+  requestedBy: string | null;
+  requestedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** The sandboxes to replace, fixed when the rollout starts. */
+  steps: RolloutStep[];
+  replaced: number;
+  total: number;
+  message: string | null;
 }

@@ -3,6 +3,8 @@
  * from the global pressure, with the pool's hysteresis and the blockers of a scale-down.
  * Pure: the controller owns the clock, the registry and the scale target.
  */
+
+import type { HostState } from "./host-state";
 import {
   DEFAULT_POOL_SIZING,
   type HysteresisConfig,
@@ -13,10 +15,14 @@ import {
   type WeighedPressure,
 } from "./pool-sizing";
 
+/** Where the controller scales the sandboxes (OAH_CONTROLLER_TARGET, issue 17 §3). */
+export const CONTROLLER_TARGETS = ["process", "kubernetes", "none"] as const;
+export type ControllerTarget = (typeof CONTROLLER_TARGETS)[number];
+
 /** What the controller knows of one sandbox host. */
 export interface FleetHost {
   hostId: string;
-  state: "active" | "cordoned" | "draining" | "drained";
+  state: HostState;
   /** Its lease is renewed on time. */
   healthy: boolean;
   busySlots: number;

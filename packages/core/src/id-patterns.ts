@@ -12,3 +12,9 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
  * leading dot, so that "." and ".." can never escape the root.
  */
 export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+/** A host id: what OAH_HOST_ID names, or what a host makes of its role, machine and pid. */
+export const HOST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A rollout id: `rollout_` and a ULID. */
+export const ROLLOUT_ID_PATTERN = /^rollout_[0-9A-HJKMNP-TV-Z]{26}$/;

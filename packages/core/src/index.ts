@@ -3,6 +3,7 @@ export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";
 export * from "./fleet-sizing";
+export * from "./host-state";
 export * from "./id-patterns";
 export * from "./pool-sizing";
 export * from "./queue-entry";

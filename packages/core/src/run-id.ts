@@ -47,3 +47,4 @@ export function ulid(now: number = Date.now()): string {
 }
 
 export const newRunId = (): string => `run_${ulid()}`;
+export const newRolloutId = (): string => `rollout_${ulid()}`;

@@ -2,7 +2,9 @@ import { type ClaimAheadPolicy, DEFAULT_CLAIM_AHEAD } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
+import type { ControllerChannel } from "./coordination/controller-channel";
 import type { HostLeases } from "./coordination/host-leases";
+import type { HostOrders } from "./coordination/host-orders";
 import type { MaintenanceLock } from "./coordination/maintenance-lock";
 import type { PoolBoard } from "./coordination/pool-board";
 import type { RunSignalBus } from "./coordination/run-signal-bus";
@@ -18,6 +20,7 @@ import type { MaintenanceSettings } from "./maintenance/task";
 import { MAINTENANCE_PLUGINS } from "./maintenance/tasks";
 import type { EngineObservers } from "./observers";
 import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
+import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
 import { Settling } from "./settling";
@@ -45,6 +48,10 @@ export interface EngineOptions {
   /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
   leases: HostLeases;
   leaseTtlMs: number;
+  /** Where the orders to worker hosts (cordon, drain) are given and read. */
+  orders: HostOrders;
+  /** How the API reaches the fleet's controllers; null without Redis. */
+  controller: ControllerChannel | null;
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
   runTimeoutMs: number;
@@ -53,10 +60,11 @@ export interface EngineOptions {
   recovery: MaintenanceSettings;
 }
 
-/** The engine of one process, in its two rooms: the host's life and what the API asks of it. */
+/** The engine of one process: the host's life, and what the API asks of it (runs, and the fleet). */
 export interface RunEngine {
   lifecycle: HostLifecycle;
   service: RunService;
+  fleet: FleetService;
 }
 
 /**
@@ -103,6 +111,8 @@ export function createEngine(options: EngineOptions): RunEngine {
       maintenance,
       heartbeat: new Heartbeat(host, options.heartbeatIntervalMs, pool !== null),
       signals,
+      orders: options.orders,
+      orderIntervalMs: options.pool?.scaleIntervalMs ?? 1_000,
       drainTimeoutMs: options.drainTimeoutMs,
       recovery: { store, queue, logger, leases, policy: recovery, by: hostId },
     }),
@@ -110,12 +120,12 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       queue,
       signals,
-      pools,
       logger,
       observers,
       acceptsCommandRuns: options.acceptsCommandRuns,
       runTimeoutMs: options.runTimeoutMs,
       maxAttempts: recovery.maxAttempts,
     }),
+    fleet: new FleetService({ pools, orders: options.orders, controller: options.controller, logger }),
   };
 }

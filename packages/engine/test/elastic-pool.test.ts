@@ -43,9 +43,9 @@ describe("the elastic pool on the in-memory store", () => {
     expect((await h.queue.pressure()).readySessionCount).toBe(3);
     expect(size()).toBe(3);
     await expect
-      .poll(async () => (await h.service.poolOverview()).hosts[0], POLL)
+      .poll(async () => (await h.fleet.poolOverview()).hosts[0], POLL)
       .toMatchObject({ min: 1, max: 3, desired: 3, activeWorkers: 3, busyWorkers: 3 });
-    const { recentDecisions } = await h.service.poolOverview();
+    const { recentDecisions } = await h.fleet.poolOverview();
     expect(Math.max(...recentDecisions.map((d) => d.desired))).toBe(3);
 
     // Every gate opened as its run reaches it: all end, and the idle pool goes back to its min.
@@ -62,7 +62,7 @@ describe("the elastic pool on the in-memory store", () => {
       .toEqual(Array(6).fill("completed"));
     await expect.poll(size, POLL).toBe(1);
     expect(largest).toBe(3);
-    expect((await h.service.poolOverview()).recentDecisions).toContainEqual(
+    expect((await h.fleet.poolOverview()).recentDecisions).toContainEqual(
       expect.objectContaining({ reason: "scale_down", desired: 1 }),
     );
   });

@@ -11,6 +11,7 @@ import {
   type ExecutionResult,
   type Executor,
   LocalHostLeases,
+  LocalHostOrders,
   LocalRunSignalBus,
   localMaintenanceLock,
   type MaintenanceSettings,
@@ -93,6 +94,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   const queue = new MemorySessionQueue({ lockTtlMs: 30_000 });
   const signals = new LocalRunSignalBus();
   const leases = new LocalHostLeases();
+  const orders = new LocalHostOrders();
   const executor = new RecordingExecutor();
   const hostId = "memory-host";
   const recovery: MaintenanceSettings = {
@@ -130,6 +132,8 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     acceptsCommandRuns: false,
     leases,
     leaseTtlMs: 30_000,
+    orders,
+    controller: null,
     liveness: null,
     runTimeoutMs: 60_000,
     heartbeatIntervalMs: 50,
@@ -137,7 +141,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     drainTimeoutMs: 2_000,
     recovery,
   });
-  const { lifecycle, service } = engine;
+  const { lifecycle, service, fleet } = engine;
   /** What the maintenance tasks use of this host. */
   const maintenanceHost: MaintenanceHost = { hostId, store, queue, leases, logger: silentLogger };
 
@@ -147,6 +151,8 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     executor,
     lifecycle,
     service,
+    fleet,
+    orders,
     recovery,
     maintenanceHost,
     /** Shifts the store's clock: runs created meanwhile look submitted that much earlier. */

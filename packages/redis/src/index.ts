@@ -1,6 +1,8 @@
 export { type RedisClient, subscriberOf } from "./client";
 export { connectRedis, type RedisTarget } from "./connect";
+export { RedisControllerChannel } from "./coordination/controller-channel";
 export { RedisHostLeases } from "./coordination/host-leases";
+export { RedisHostOrders } from "./coordination/host-orders";
 export { type LeaderView, RedisLeaderLease } from "./coordination/leader-lease";
 export { RedisMaintenanceLock } from "./coordination/maintenance-lock";
 export { RedisPoolBoard } from "./coordination/pool-board";

@@ -36,6 +36,13 @@ export function redisKeys(prefix: string) {
     /** The controller's leader lease ("<token> <candidate>"), and the counter of its fencing tokens. */
     controllerLeader: `${base}controller:leader`,
     controllerFence: `${base}controller:fence`,
+    /** The leading controller's report (field `report`), written only under its lease. */
+    controllerState: `${base}controller:state`,
+    /** hostId → the order (cordon, drain) given to that worker host. */
+    hostOrders: `${base}host-orders`,
+    /** rolloutId → rollout JSON, and the ids of those not finished, in the order asked. */
+    rollouts: `${base}rollouts`,
+    rolloutQueue: `${base}rollout-queue`,
   };
 }
 

@@ -2,6 +2,7 @@
 import type { RedisClient } from "./client";
 import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
+import fencedHset from "./lua/fenced-hset-2.lua";
 import markReady from "./lua/includes/mark-ready.lua";
 import serverTime from "./lua/includes/server-time.lua";
 import leaderLease from "./lua/leader-lease-2.lua";
@@ -35,6 +36,7 @@ const SCRIPTS = {
   oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
   oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
   oahLeaderLease: { numberOfKeys: 2, lua: leaderLease },
+  oahFencedHset: { numberOfKeys: 2, lua: fencedHset },
 } as const;
 
 type Arg = string | number;

@@ -33,6 +33,7 @@ function lease(workerId: string, now: number, over: Partial<WorkerLease> = {}): 
     lastSeenAt: now,
     expiresAt: now + 300,
     intervalMs: 100,
+    hostState: "active",
     cpuPercent: 1.5,
     rssMb: 80,
     ...over,

@@ -63,7 +63,8 @@ export async function runHost(spec: HostSpec): Promise<void> {
   });
 
   let stopping: Promise<void> | undefined;
-  const shutdown = (signal: NodeJS.Signals) => {
+  // A signal, or this worker host drained under a drain order (OAH_EXIT_WHEN_DRAINED).
+  const shutdown = (signal: NodeJS.Signals | "drained") => {
     if (stopping) {
       logger.warn({ signal }, "second signal: exiting at once");
       process.exit(1);
@@ -96,6 +97,7 @@ export async function runHost(spec: HostSpec): Promise<void> {
   }).catch((error: Error) => exitWith(name, `cannot listen on ${config.host}:${port}: ${error.message}`));
   await lifecycle.start();
   accepting = true;
+  if (config.exitWhenDrained) lifecycle.onDrained(() => shutdown("drained"));
   const address = server.address();
   const bound = typeof address === "object" && address ? address.port : port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${bound}`;

@@ -4,11 +4,14 @@ import { type OahConfig, usesRedis } from "@oah/config";
 import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
   type CommandRunner,
+  type ControllerChannel,
   createEngine,
   type EngineObservers,
   type HostLeases,
+  type HostOrders,
   Liveness,
   LocalHostLeases,
+  LocalHostOrders,
   LocalRunSignalBus,
   type Logger,
   localMaintenanceLock,
@@ -24,7 +27,9 @@ import { MemorySessionQueue, type SessionQueue } from "@oah/queue";
 import {
   connectRedis,
   type RedisClient,
+  RedisControllerChannel,
   RedisHostLeases,
+  RedisHostOrders,
   RedisMaintenanceLock,
   RedisPoolBoard,
   RedisRunSignalBus,
@@ -129,7 +134,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw new RuntimeError((error as Error).message);
   }
 
-  const hostId = newHostId(role);
+  const hostId = config.hostId ?? newHostId(role);
   // With other hosts that may take over this one's runs, it may execute only while its lease is fresh.
   const liveness =
     redis && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
@@ -160,7 +165,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   let board: PoolBoard | null = null;
   let registry: WorkerRegistry | null = null;
   let leases: HostLeases = new LocalHostLeases();
+  let orders: HostOrders = new LocalHostOrders();
+  let controller: ControllerChannel | null = null;
   if (redis) {
+    orders = new RedisHostOrders(redis, config.redisPrefix);
+    controller = new RedisControllerChannel(redis, config.redisPrefix);
     leases = new RedisHostLeases(redis, config.redisPrefix);
     queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
     signals = new RedisRunSignalBus(redis, config.redisPrefix);
@@ -187,6 +196,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     acceptsCommandRuns: config.shell !== "off",
     leases,
     leaseTtlMs: config.sessionLockTtlMs,
+    orders,
+    controller,
     liveness,
     runTimeoutMs: config.runTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,

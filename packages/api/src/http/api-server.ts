@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { OahError } from "@oah/core";
-import type { Logger, RunService } from "@oah/engine";
+import type { FleetService, Logger, RunService } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter, createCaller } from "../root";
 import type { ApiContext } from "../trpc";
@@ -15,6 +15,7 @@ import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ApiServerOptions {
   service: RunService;
+  fleet: FleetService;
   metrics: HttpMetrics;
   logger: Logger;
   apiToken: string | undefined;
@@ -31,9 +32,9 @@ export const MAX_BATCH_SIZE = 10;
  * /trpc, both answered by the same router, plus probes and metrics.
  */
 export function createApiServer(options: ApiServerOptions): Server {
-  const { service, metrics, logger, apiToken } = options;
+  const { service, fleet, metrics, logger, apiToken } = options;
   const auth = apiToken ? new BearerAuth(apiToken) : null;
-  const context: ApiContext = { service };
+  const context: ApiContext = { service, fleet };
   const caller = createCaller(context);
   const trpc = createHTTPHandler({
     router: appRouter,

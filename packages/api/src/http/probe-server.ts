@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { Logger } from "@oah/engine";
 import { BearerAuth } from "./bearer-auth";
 import { answerClientError } from "./client-errors";
-import { type ProbeOptions, serveProbe } from "./probes";
+import { authRefusal, type ProbeOptions, serveProbe } from "./probes";
 import { sendJson } from "./respond";
 import { boundServer, discardUnreadBody } from "./server-bounds";
 
@@ -11,18 +11,36 @@ export interface ProbeServerOptions {
   apiToken: string | undefined;
   isReady: () => Promise<boolean>;
   logger: Logger;
+  /** What the process is, in the 404 of other paths. */
+  role?: string;
+  /** JSON documents served beside the probes (the controller's /snapshot), behind the token like /metrics. */
+  documents?: Record<string, () => Promise<unknown>>;
 }
 
-/** The server of a host without the API (a sandbox): its probes and metrics, nothing else. */
+/** The server of a process without the API (a sandbox, the controller): its probes, metrics and documents. */
 export function createProbeServer(options: ProbeServerOptions): Server {
-  const { metrics, isReady, logger } = options;
+  const { metrics, isReady, logger, documents = {} } = options;
   const auth = options.apiToken ? new BearerAuth(options.apiToken) : null;
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     serveProbe(req, res, path, { metrics, auth, isReady })
-      .then((status) => {
+      .then(async (status) => {
         if (status !== null) return;
-        sendJson(res, 404, { error: { code: "not_found", message: "a sandbox serves only its probes" } });
+        const document = Object.hasOwn(documents, path) ? documents[path] : undefined;
+        if (!document) {
+          const message = `${options.role ?? "a sandbox"} serves only its probes${Object.keys(documents)
+            .map((d) => `, ${d}`)
+            .join("")}`;
+          sendJson(res, 404, { error: { code: "not_found", message } });
+          return;
+        }
+        const outcome = auth?.check(req) ?? { ok: true };
+        if (!outcome.ok) {
+          const refusal = authRefusal(outcome);
+          sendJson(res, refusal.status, refusal.body, refusal.headers);
+          return;
+        }
+        sendJson(res, 200, await document());
       })
       .catch((error: unknown) => {
         logger.error({ err: error }, "probe failed");

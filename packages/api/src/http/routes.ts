@@ -104,6 +104,36 @@ export const HTTP_ROUTES: HttpRoute[] = [
     status: 200,
     call: (c) => c.admin.pool(),
   },
+  {
+    method: "POST",
+    path: "/api/v1/hosts/:hostId/cordon",
+    status: 202,
+    call: (c, r) => c.fleet.cordon({ hostId: r.params.hostId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/hosts/:hostId/uncordon",
+    status: 202,
+    call: (c, r) => c.fleet.uncordon({ hostId: r.params.hostId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/hosts/:hostId/drain",
+    status: 202,
+    call: (c, r) => c.fleet.drain({ hostId: r.params.hostId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/fleet/rollout",
+    status: 202,
+    call: (c, r) => c.fleet.rollout(objectBody(r.body) as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/fleet/rollout/:rolloutId",
+    status: 200,
+    call: (c, r) => c.fleet.rolloutProgress({ rolloutId: r.params.rolloutId! }),
+  },
 ];
 
 interface CompiledRoute {

@@ -14,5 +14,5 @@ export const adminRouter = router({
     items: await ctx.service.requeueMany(input.runIds, input),
   })),
 
-  pool: procedure.query(({ ctx }) => ctx.service.poolOverview()),
+  pool: procedure.query(({ ctx }) => ctx.fleet.poolOverview()),
 });

@@ -5,21 +5,24 @@ import { type RecoveryOptions, recoverRun } from "../recovery/recover-stale-runs
 export type DrainHost = Pick<HostContext, "active" | "store" | "logger">;
 
 /**
- * Stops claiming and lets the runs in hand finish for up to `timeoutMs`; then aborts
- * the rest and hands them to recovery by the configured strategy at once (SPEC §7),
- * instead of leaving them to go stale.
+ * Lets the runs in hand of a pool that claims no more finish for up to `timeoutMs`; then,
+ * unless `stillWanted` says the drain was called off, aborts the rest and hands them to
+ * recovery by the configured strategy at once (SPEC §7), instead of leaving them to go stale.
+ * Resolves true when the pool ended empty.
  */
-export async function drainPool(
+export async function emptyPool(
   pool: ElasticPool,
   host: DrainHost,
   timeoutMs: number,
   recovery: Omit<RecoveryOptions, "lastSeenBefore">,
-): Promise<void> {
-  if (await pool.drain(timeoutMs)) return;
+  stillWanted: () => boolean = () => true,
+): Promise<boolean> {
+  if (await pool.idle(timeoutMs)) return true;
+  if (!stillWanted()) return false;
   const { active, store, logger } = host;
   const leftover = active.list();
   for (const run of leftover) run.controller.abort({ kind: "shutdown" });
-  await pool.stopped();
+  await pool.idle();
   const options = { ...recovery, lastSeenBefore: Number.MAX_SAFE_INTEGER };
   for (const { claim } of leftover) {
     const run = await store.getRun(claim.runId);
@@ -30,4 +33,16 @@ export async function drainPool(
     }
   }
   logger.warn({ runs: leftover.length }, "drain timed out; unfinished runs handed to recovery");
+  return true;
+}
+
+/** The drain of a host that stops: no more sizing or claiming, then emptyPool. */
+export async function drainPool(
+  pool: ElasticPool,
+  host: DrainHost,
+  timeoutMs: number,
+  recovery: Omit<RecoveryOptions, "lastSeenBefore">,
+): Promise<void> {
+  await pool.shutdown();
+  await emptyPool(pool, host, timeoutMs, recovery);
 }

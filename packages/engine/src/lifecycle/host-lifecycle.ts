@@ -1,3 +1,5 @@
+import type { HostState } from "@oah/core";
+import type { HostOrders } from "../coordination/host-orders";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Heartbeat } from "../heartbeat";
 import type { HostContext } from "../host-context";
@@ -5,6 +7,7 @@ import type { Maintenance } from "../maintenance/maintenance";
 import type { ElasticPool } from "../pool/elastic-pool";
 import type { RecoveryOptions } from "../recovery/recover-stale-runs";
 import { drainPool } from "./drain";
+import { OrderFollower } from "./order-follower";
 
 export type LifecycleHost = Pick<
   HostContext,
@@ -18,6 +21,9 @@ export interface HostLifecycleParts {
   maintenance: Maintenance | null;
   heartbeat: Heartbeat;
   signals: RunSignalBus;
+  /** Where this host reads its order (cordon, drain), every `orderIntervalMs`. */
+  orders: HostOrders;
+  orderIntervalMs: number;
   drainTimeoutMs: number;
   /** How runs left unfinished by a drain are recovered. */
   recovery: Omit<RecoveryOptions, "lastSeenBefore">;
@@ -31,8 +37,24 @@ export class HostLifecycle {
   private unsubscribeSignals: (() => void) | undefined;
   private unsubscribeLiveness: (() => void) | undefined;
   private state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
+  private readonly follower: OrderFollower | null;
 
-  constructor(private readonly parts: HostLifecycleParts) {}
+  constructor(private readonly parts: HostLifecycleParts) {
+    const { host, pool, orders, orderIntervalMs, drainTimeoutMs, recovery } = parts;
+    this.follower = pool
+      ? new OrderFollower({ host, pool, orders, intervalMs: orderIntervalMs, drainTimeoutMs, recovery })
+      : null;
+  }
+
+  /** The state its order put this host in (issue 17 §4); a host without workers is always active. */
+  get hostState(): HostState {
+    return this.follower?.state ?? "active";
+  }
+
+  /** Called once this host has drained under a drain order. */
+  onDrained(listener: () => void): () => void {
+    return this.follower?.onDrained(listener) ?? (() => {});
+  }
 
   get ready(): boolean {
     return this.state === "running";
@@ -60,7 +82,10 @@ export class HostLifecycle {
     this.unsubscribeLiveness = host.liveness?.onLost(() => this.livenessLost());
     // The lease is in place before this host executes anything.
     await heartbeat.tick();
+    // An order given before a restart (a cordon) holds from the first claim on.
+    await this.follower?.tick();
     await pool?.start();
+    this.follower?.start();
     heartbeat.start();
     this.state = "running";
   }
@@ -87,8 +112,9 @@ export class HostLifecycle {
   async stop(): Promise<void> {
     if (this.state === "stopping" || this.state === "stopped") return;
     this.state = "stopping";
-    const { host, pool, maintenance, heartbeat } = this.parts;
+    const { host, pool, maintenance, heartbeat, orders } = this.parts;
     await maintenance?.stop();
+    await this.follower?.stop();
     if (pool) {
       await drainPool(pool, host, this.parts.drainTimeoutMs, this.parts.recovery);
       await pool.stopped();
@@ -96,6 +122,8 @@ export class HostLifecycle {
     await host.settling.done();
     await heartbeat.stop();
     await host.leases.remove(host.hostId).catch(() => {});
+    // Stopped for good: a later host of the same name starts without this one's order.
+    if (pool) await orders.give(host.hostId, null).catch(() => {});
     this.unsubscribeSignals?.();
     this.unsubscribeLiveness?.();
     this.state = "stopped";

@@ -7,6 +7,7 @@ import type {
   WorkerLease,
 } from "@oah/contract";
 import {
+  type HostState,
   type HysteresisConfig,
   INITIAL_REBALANCE_STATE,
   keepDecision,
@@ -49,8 +50,12 @@ export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logg
  * The workers of one host, sized elastically (SPEC §8): on every tick it reads
  * the queue's pressure and the registry, asks the pure sizing policy, applies
  * the hysteresis, then starts workers or stops idle ones (never a busy one).
+ * While its host is not `active` (cordoned, draining, drained) it claims nothing: it only
+ * reports.
  */
 export class ElasticPool {
+  /** Set by the host's order follower; shown in the snapshot and the workers' leases. */
+  hostState: HostState = "active";
   private readonly workers: Worker[] = [];
   private next = 0;
   private rebalanceState: RebalanceState = INITIAL_REBALANCE_STATE;
@@ -122,6 +127,7 @@ export class ElasticPool {
       lastSeenAt: now,
       expiresAt: now + this.leaseTtlMs,
       intervalMs: this.options.scaleIntervalMs,
+      hostState: this.hostState,
       cpuPercent,
       rssMb,
     }));
@@ -151,21 +157,21 @@ export class ElasticPool {
       { min, max, ...sizing },
     );
     const step = rebalance(this.rebalanceState, suggestion.localSuggested, now, hysteresis);
-    this.rebalanceState = step.state;
-    this.resize(step.desired);
-    this.record(step, {
-      at: now,
-      reason: step.reason,
-      previousDesired: step.previousDesired,
-      desired: step.desired,
-      localSuggested: suggestion.localSuggested,
-      globalSuggested: suggestion.globalSuggested,
-      pressures: suggestion.pressures,
-      readySessionCount: pressure.readySessionCount,
-      busyWorkers: global?.globalBusyWorkers ?? busy,
-      activeWorkers: global?.globalActiveWorkers ?? active.length,
-      remoteActiveWorkers: global?.remoteActiveWorkers ?? 0,
-    });
+    const claiming = this.hostState === "active";
+    if (claiming)
+      this.sizeTo(step, {
+        at: now,
+        reason: step.reason,
+        previousDesired: step.previousDesired,
+        desired: step.desired,
+        localSuggested: suggestion.localSuggested,
+        globalSuggested: suggestion.globalSuggested,
+        pressures: suggestion.pressures,
+        readySessionCount: pressure.readySessionCount,
+        busyWorkers: global?.globalBusyWorkers ?? busy,
+        activeWorkers: global?.globalActiveWorkers ?? active.length,
+        remoteActiveWorkers: global?.remoteActiveWorkers ?? 0,
+      });
     const after = this.active();
     const busyAfter = after.filter((w) => w.state === "busy").length;
     const p50 = this.queueWaits.percentile(50, now);
@@ -173,7 +179,9 @@ export class ElasticPool {
     this.snapshot = {
       hostId: this.host.hostId,
       processKind: this.options.processKind,
+      state: this.hostState,
       at: now,
+      intervalMs: this.options.scaleIntervalMs,
       min,
       max,
       pressure,
@@ -190,7 +198,7 @@ export class ElasticPool {
       pressures: suggestion.pressures,
       suggested: suggestion.localSuggested,
       globalSuggested: suggestion.globalSuggested,
-      desired: step.desired,
+      desired: claiming ? step.desired : 0,
       availableIdleCapacity: suggestion.availableIdleCapacity,
       readySessionsPerActiveWorker: suggestion.readySessionsPerActiveWorker,
       subagentReserveTarget: suggestion.subagentReserveTarget,
@@ -212,7 +220,7 @@ export class ElasticPool {
         readySessionCount: pressure.readySessionCount,
         busyWorkers: busyAfter,
         idleWorkers: after.length - busyAfter,
-        desired: step.desired,
+        desired: claiming ? step.desired : 0,
         queueWaitP50Ms: p50,
         queueWaitP95Ms: p95,
       });
@@ -222,6 +230,13 @@ export class ElasticPool {
         .catch(() => {});
     }
     void this.options.board?.publish(this.report()!, this.leaseTtlMs).catch(() => {});
+  }
+
+  /** Applies a step of the hysteresis: the new size, and its decision. */
+  private sizeTo(step: Rebalance, decision: PoolDecision): void {
+    this.rebalanceState = step.state;
+    this.resize(step.desired);
+    this.record(step, decision);
   }
 
   /** Keeps a decision unless it equals the previous one but for its time; logs changes only. */
@@ -283,8 +298,18 @@ export class ElasticPool {
     return [...this.samples];
   }
 
-  /** Stops sizing and claiming; resolves true when every run in hand ended within `timeoutMs`. */
-  async drain(timeoutMs: number): Promise<boolean> {
+  /** Stops claiming: each worker ends after its run in hand, and none starts until resumeClaiming. */
+  stopClaiming(): void {
+    for (const worker of this.active()) void this.retire(worker);
+  }
+
+  /** Claims again, sized afresh from the pressure at the next tick (a `startup` decision). */
+  resumeClaiming(): void {
+    this.rebalanceState = INITIAL_REBALANCE_STATE;
+  }
+
+  /** Stops sizing for good (the host is stopping), records it, and stops claiming. */
+  async shutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.ticking;
     const step = shutdownRebalance(this.rebalanceState, Date.now());
@@ -298,7 +323,13 @@ export class ElasticPool {
         previousDesired: step.previousDesired,
         desired: 0,
       });
-    const stopped = Promise.all(this.workers.map((w) => w.stop())).then(() => true);
+    this.stopClaiming();
+  }
+
+  /** After stopClaiming: resolves true once no worker has a run in hand, or false after `timeoutMs`. */
+  async idle(timeoutMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    const stopped = Promise.all(this.workers.map((w) => w.ended())).then(() => true);
+    if (timeoutMs === Number.POSITIVE_INFINITY) return stopped;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);

@@ -7,7 +7,7 @@ export interface PoolReports {
 }
 
 /** The pools of every live host, their decisions newest first, and each one's history. */
-export async function poolOverview(pools: PoolReports): Promise<PoolOverview> {
+export async function poolOverview(pools: PoolReports): Promise<Omit<PoolOverview, "controller">> {
   const reports = await pools.reports();
   const history = await Promise.all(
     reports.map(async ({ snapshot }) => ({

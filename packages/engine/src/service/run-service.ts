@@ -1,7 +1,6 @@
 import type {
   CancelResult,
   ListStorageRunsInput,
-  PoolOverview,
   RequeueAccepted,
   RequeueItem,
   Run,
@@ -19,14 +18,12 @@ import type { RunStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
-import { type PoolReports, poolOverview } from "./pool-overview";
 import { listStorageRuns } from "./storage-runs";
 
 export interface RunServiceOptions {
   store: RunStore;
   queue: SessionQueue;
   signals: RunSignalBus;
-  pools: PoolReports;
   logger: Logger;
   observers: Pick<EngineObservers, "runSubmitted">;
   /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */
@@ -44,7 +41,7 @@ export interface RequeueRequest {
 
 /**
  * What the API asks of the engine (SPEC §12): submission, reads, cancels, tool results,
- * the operators' requeues, the storage list and overview, the pools. The store holds the
+ * the operators' requeues, the storage list and overview. The store holds the
  * truth; the queue and the signals are told after it, and a failure to tell them is
  * mended by reconcile or the heartbeat, never answered as an error.
  */
@@ -192,9 +189,5 @@ export class RunService {
 
   overview(): Promise<StorageOverview> {
     return this.options.store.overview();
-  }
-
-  poolOverview(): Promise<PoolOverview> {
-    return poolOverview(this.options.pools);
   }
 }

@@ -45,6 +45,11 @@ export class Worker {
   stop(): Promise<void> {
     this.stopClaiming.abort();
     if (this.state !== "busy") this.state = "stopping";
+    return this.ended();
+  }
+
+  /** Resolves once the loop has ended (after stop). */
+  ended(): Promise<void> {
     return this.loop ?? Promise.resolve();
   }
 

@@ -43,7 +43,7 @@ export class RedisLeaderLease {
 
   /** Whether the lease is still this candidate's, under this token: asked before acting on it. */
   async stillLeads(token: number): Promise<boolean> {
-    return (await this.redis.get(this.keys.controllerLeader)) === this.leaseValue(token);
+    return (await this.redis.get(this.keys.controllerLeader)) === this.fenceOf(token);
   }
 
   /** The current leader, for the standbys' /readyz and the snapshot. */
@@ -54,15 +54,18 @@ export class RedisLeaderLease {
     return { leaderId: value.slice(space + 1), token: Number(value.slice(0, space)) };
   }
 
-  /** The lease's value while this candidate holds it under `token` (as leader-lease-2.lua writes it). */
-  private leaseValue(token: number): string {
+  /**
+   * The lease's value while this candidate holds it under `token` (as leader-lease-2.lua writes
+   * it): what the fenced writes (fenced-hset-2.lua) compare with the current lease.
+   */
+  fenceOf(token: number): string {
     return `${token} ${this.candidateId}`;
   }
 
   /** Gives the lease up at once (a clean shutdown), so that a standby need not wait for the TTL. */
   async resign(): Promise<void> {
     if (this.token === null) return;
-    await this.redis.oahReleaseHeld(this.keys.controllerLeader, this.leaseValue(this.token));
+    await this.redis.oahReleaseHeld(this.keys.controllerLeader, this.fenceOf(this.token));
     this.token = null;
   }
 }

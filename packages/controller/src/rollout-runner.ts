@@ -1,0 +1,113 @@
+import type { Rollout } from "@oah/contract";
+import type { FleetHost } from "@oah/core";
+import type { Logger } from "@oah/engine";
+import type { LeaderActs } from "./targets/scale-target";
+
+/** Where rollouts are queued by the API and their progress saved by the leader (RedisControllerChannel). */
+export interface RolloutBook {
+  currentRollout(): Promise<Rollout | null>;
+  saveRollout(fence: string, rollout: Rollout): Promise<boolean>;
+}
+
+export interface RolloutRunnerOptions {
+  book: RolloutBook;
+  /** False for a target that starts no sandbox (`none`): a rollout then fails at once. */
+  startsSandboxes: boolean;
+  /** How long one replacement may take to come up before the rollout fails. */
+  stepTimeoutMs?: number;
+  logger: Logger;
+}
+
+/**
+ * A rolling restart, one sandbox at a time (issue 17 §4), moved on by the leader's ticks
+ * so that it survives a change of leader: for each sandbox of the fleet as it was when the
+ * rollout started, one more sandbox is asked for (a surge of 1) until a new one serves; the
+ * old one is then drained (its runs finish, or go to recovery after the drain timeout) and
+ * removed. Nothing is executed twice: a drain hands a run over only through recovery.
+ */
+export class RolloutRunner {
+  private readonly stepStartedAt = new Map<string, number>();
+
+  constructor(private readonly options: RolloutRunnerOptions) {}
+
+  /** Moves the current rollout on, under the leader's `fence`; answers the surge it needs now (0 or 1). */
+  async advance(
+    hosts: readonly FleetHost[],
+    leader: LeaderActs,
+    fence: string,
+    now: number,
+  ): Promise<number> {
+    const { book, startsSandboxes, logger } = this.options;
+    const rollout = await book.currentRollout();
+    if (!rollout) return 0;
+    const before = JSON.stringify(rollout);
+    const surge = this.step(rollout, hosts, now, startsSandboxes);
+    if (JSON.stringify(rollout) !== before) {
+      if (rollout.state === "done" || rollout.state === "failed")
+        logger.info(
+          { rolloutId: rollout.rolloutId, state: rollout.state, message: rollout.message },
+          "rollout ended",
+        );
+      await book.saveRollout(fence, rollout);
+    }
+    const draining = rollout.steps.find((s) => s.state === "draining");
+    if (draining) await leader.order(draining.hostId, "drain");
+    return surge;
+  }
+
+  private step(rollout: Rollout, hosts: readonly FleetHost[], now: number, startsSandboxes: boolean): number {
+    if (rollout.state === "pending") {
+      if (!startsSandboxes) return this.fail(rollout, now, "this controller's target starts no sandboxes");
+      rollout.state = "running";
+      rollout.startedAt = now;
+      rollout.steps = hosts
+        .filter((h) => h.state === "active")
+        .map((h) => ({ hostId: h.hostId, replacementId: null, state: "waiting" as const }));
+      rollout.total = rollout.steps.length;
+    }
+    if (rollout.state !== "running") return 0;
+    const byId = new Map(hosts.map((h) => [h.hostId, h]));
+    const taken = new Set(rollout.steps.flatMap((s) => [s.hostId, s.replacementId ?? ""]));
+    for (const step of rollout.steps) {
+      if (step.state === "replaced") continue;
+      const old = byId.get(step.hostId);
+      if (step.state === "waiting") {
+        // Gone already (it crashed, or was scaled away): nothing left to replace.
+        if (!old) {
+          step.state = "replaced";
+          rollout.replaced++;
+          continue;
+        }
+        step.state = "starting";
+        this.stepStartedAt.set(step.hostId, now);
+      }
+      if (step.state === "starting") {
+        const fresh = hosts.find((h) => h.state === "active" && h.healthy && !taken.has(h.hostId));
+        if (!fresh) {
+          const since = this.stepStartedAt.get(step.hostId) ?? now;
+          this.stepStartedAt.set(step.hostId, since);
+          if (now - since > (this.options.stepTimeoutMs ?? 120_000))
+            return this.fail(rollout, now, `no replacement for ${step.hostId} came up in time`);
+          return 1;
+        }
+        step.replacementId = fresh.hostId;
+        step.state = "draining";
+      }
+      if (step.state === "draining") {
+        if (old && old.state !== "drained") return 0;
+        step.state = "replaced";
+        rollout.replaced++;
+      }
+    }
+    rollout.state = "done";
+    rollout.finishedAt = now;
+    return 0;
+  }
+
+  private fail(rollout: Rollout, now: number, message: string): number {
+    rollout.state = "failed";
+    rollout.finishedAt = now;
+    rollout.message = message;
+    return 0;
+  }
+}
