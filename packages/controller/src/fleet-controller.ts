@@ -8,9 +8,12 @@ import {
   type HysteresisConfig,
   INITIAL_REBALANCE_STATE,
   keepDecision,
+  MAX_DECISIONS,
   type RebalanceState,
+  sameFleetDecision,
 } from "@oah/core";
 import type { Logger } from "@oah/engine";
+import type { FleetView } from "./fleet-view";
 import type { RolloutRunner } from "./rollout-runner";
 import type { LeaderActs, ScaleTarget } from "./targets/scale-target";
 
@@ -32,7 +35,7 @@ export interface LeaderWrites {
 export interface FleetControllerOptions {
   lease: LeaderLease;
   writes: LeaderWrites;
-  readFleet(now: number): Promise<FleetSignals>;
+  fleet: Pick<FleetView, "read">;
   target: ScaleTarget;
   rollouts: RolloutRunner;
   sizing: FleetSizingConfig;
@@ -135,14 +138,14 @@ export class FleetController {
       stillLeads: () => lease.stillLeads(token),
       order: (hostId, order) => writes.giveAsLeader(fence, hostId, order),
     };
-    const signals = await this.options.readFleet(now);
+    const signals = await this.options.fleet.read(now);
     this.late = signals.hosts.filter((h) => !h.healthy).length;
     const step = decideFleetSize(this.state, signals, now, sizing, hysteresis);
     this.state = step.state;
     const { decision } = step;
     const previous = this.lastDecision;
     if (
-      keepDecision(this.decisions, decision) &&
+      keepDecision(this.decisions, decision, MAX_DECISIONS, sameFleetDecision) &&
       (previous?.reason !== decision.reason || decision.previousDesired !== decision.desiredReplicas)
     )
       logger.info(
@@ -155,8 +158,12 @@ export class FleetController {
         },
         "fleet decision",
       );
-    const surge = await rollouts.advance(signals.hosts, acts, fence, now);
-    this.actual = await target.reconcile(decision.desiredReplicas + surge, signals.hosts, acts);
+    const { surge, draining } = await rollouts.advance(signals.hosts, acts, fence, now);
+    // The sandbox the rollout drains counts as draining from the tick its order is given.
+    const hosts = signals.hosts.map((h) =>
+      h.hostId === draining && h.state !== "drained" ? { ...h, state: "draining" as const } : h,
+    );
+    this.actual = await target.reconcile(decision.desiredReplicas + surge, hosts, acts);
     this.sample(now, decision, signals);
     await writes.publishReport(fence, {
       leaderId: lease.candidateId,

@@ -1,5 +1,5 @@
 export { type ControllerSnapshot, FleetController, type FleetControllerOptions } from "./fleet-controller";
-export { fleetHostOf, readFleet } from "./fleet-view";
+export { FleetView, fleetHostOf } from "./fleet-view";
 export { RolloutRunner } from "./rollout-runner";
 export { type ControllerCli, type ControllerParts, runController } from "./run-controller";
 export { NoneTarget } from "./targets/none-target";

@@ -30,16 +30,20 @@ export class RolloutRunner {
 
   constructor(private readonly options: RolloutRunnerOptions) {}
 
-  /** Moves the current rollout on, under the leader's `fence`; answers the surge it needs now (0 or 1). */
+  /**
+   * Moves the current rollout on, under the leader's `fence`. Answers the surge it needs now
+   * (0 or 1), and the sandbox it is draining, which the scale target must count as draining
+   * already in this tick.
+   */
   async advance(
     hosts: readonly FleetHost[],
     leader: LeaderActs,
     fence: string,
     now: number,
-  ): Promise<number> {
+  ): Promise<{ surge: number; draining: string | null }> {
     const { book, startsSandboxes, logger } = this.options;
     const rollout = await book.currentRollout();
-    if (!rollout) return 0;
+    if (!rollout) return { surge: 0, draining: null };
     const before = JSON.stringify(rollout);
     const surge = this.step(rollout, hosts, now, startsSandboxes);
     if (JSON.stringify(rollout) !== before) {
@@ -50,9 +54,9 @@ export class RolloutRunner {
         );
       await book.saveRollout(fence, rollout);
     }
-    const draining = rollout.steps.find((s) => s.state === "draining");
-    if (draining) await leader.order(draining.hostId, "drain");
-    return surge;
+    const draining = rollout.steps.find((s) => s.state === "draining")?.hostId ?? null;
+    if (draining) await leader.order(draining, "drain");
+    return { surge, draining };
   }
 
   private step(rollout: Rollout, hosts: readonly FleetHost[], now: number, startsSandboxes: boolean): number {

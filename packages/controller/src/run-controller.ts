@@ -26,7 +26,7 @@ import pg from "pg";
 import { pino } from "pino";
 import { createControllerMetrics } from "./controller-metrics";
 import { FleetController } from "./fleet-controller";
-import { readFleet } from "./fleet-view";
+import { FleetView } from "./fleet-view";
 import { RolloutRunner } from "./rollout-runner";
 import type { ScaleTarget } from "./targets/scale-target";
 
@@ -111,7 +111,7 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
       publishReport: (fence, report) => channel.publishReport(fence, report),
       giveAsLeader: (fence, hostId, order) => orders.giveAsLeader(fence, hostId, order),
     },
-    readFleet: (now) => readFleet({ pressure: () => queue.pressure(), registry, board }, now),
+    fleet: new FleetView({ pressure: () => queue.pressure(), registry, board, orders: () => orders.all() }),
     target,
     rollouts: new RolloutRunner({ book: channel, startsSandboxes: target.startsSandboxes, logger }),
     sizing: {

@@ -168,3 +168,19 @@ export function decideFleetSize(
   const reason = step.reason as Exclude<typeof step.reason, "shutdown">;
   return { state: step.state, decision: decision(reason, step.desired, null) };
 }
+
+/**
+ * Two fleet decisions are the same decision when they decide the same, whatever the figures
+ * they weighed: the fleet's figures move on every tick under load, and a log of distinct
+ * figures would keep only the last seconds. The first of a run of same decisions is kept.
+ */
+export function sameFleetDecision(a: FleetDecision, b: FleetDecision): boolean {
+  return (
+    a.reason === b.reason &&
+    a.blockedBy === b.blockedBy &&
+    a.previousDesired === b.previousDesired &&
+    a.desiredReplicas === b.desiredReplicas &&
+    a.suggestedReplicas === b.suggestedReplicas &&
+    a.actualReplicas === b.actualReplicas
+  );
+}

@@ -237,11 +237,16 @@ export const MAX_DECISIONS = 50;
 
 /**
  * Appends a decision to a log of distinct decisions, the oldest dropped beyond `max`;
- * false (nothing kept) when it equals the last one but for its time.
+ * false (nothing kept) when it is `same` as the last one (by default: equal but for its time).
  */
-export function keepDecision<T extends { at: number }>(log: T[], decision: T, max = MAX_DECISIONS): boolean {
+export function keepDecision<T extends { at: number }>(
+  log: T[],
+  decision: T,
+  max = MAX_DECISIONS,
+  same: (a: T, b: T) => boolean = sameDecision,
+): boolean {
   const last = log[log.length - 1];
-  if (last && sameDecision(last, decision)) return false;
+  if (last && same(last, decision)) return false;
   log.push(decision);
   if (log.length > max) log.splice(0, log.length - max);
   return true;

@@ -8,6 +8,7 @@ import {
   INITIAL_REBALANCE_STATE,
   keepDecision,
   type RebalanceState,
+  sameFleetDecision,
   scaleDownBlocker,
   suggestFleetSize,
 } from "../src";
@@ -157,5 +158,26 @@ describe("keepDecision", () => {
     expect(log).toHaveLength(50);
     expect(log[49]).toEqual({ at: 69, reason: "steady" });
     expect(log[0]).toEqual({ at: 20, reason: "cooldown_hold" });
+  });
+});
+
+describe("sameFleetDecision", () => {
+  const base = decideFleetSize(INITIAL_REBALANCE_STATE, signals(), 0, config, hysteresis).decision;
+  const busier = { ...base, at: 5, figures: { ...base.figures, readySessionCount: 7, busySlots: 3 } };
+  it.each([
+    ["the same decision on other figures", busier, true],
+    ["another reason", { ...base, reason: "steady" as const }, false],
+    ["another desired size", { ...base, desiredReplicas: 2 }, false],
+    ["another blocker", { ...base, reason: "blocked" as const, blockedBy: "busy_slots" as const }, false],
+    ["another actual size", { ...base, actualReplicas: 3 }, false],
+  ])("%s: %s", (_, other, same) => {
+    expect(sameFleetDecision(base, other)).toBe(same);
+  });
+
+  it("keeps one decision for a run of ticks that decide the same on moving figures", () => {
+    const log = [base];
+    expect(keepDecision(log, busier, 50, sameFleetDecision)).toBe(false);
+    expect(keepDecision(log, { ...busier, reason: "steady" }, 50, sameFleetDecision)).toBe(true);
+    expect(log.map((d) => d.reason)).toEqual(["startup", "steady"]);
   });
 });

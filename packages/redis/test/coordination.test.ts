@@ -1,9 +1,11 @@
-import type { PoolReport, WorkerLease } from "@oah/contract";
+import type { ControllerReport, PoolReport, Rollout, WorkerLease } from "@oah/contract";
 import { isHealthyLease, type RunSignal } from "@oah/engine";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  RedisControllerChannel,
+  RedisHostOrders,
   RedisLeaderLease,
   RedisMaintenanceLock,
   RedisPoolBoard,
@@ -186,5 +188,66 @@ describe("the controllers' leader lease", () => {
     await a.resign();
     expect(await b.tryLead()).toBe(2);
     expect(await a.stillLeads(1)).toBe(false);
+  });
+});
+
+const report = (leaderId: string): ControllerReport => ({
+  leaderId,
+  at: Date.now(),
+  target: "none",
+  desiredReplicas: 2,
+  actualReplicas: 1,
+  decisions: [],
+  history: [],
+});
+
+describe("the controllers' fenced writes", () => {
+  it("publish the report and give orders only under the current lease; a deposed leader's are refused", async () => {
+    const channel = new RedisControllerChannel(redis, t.prefix);
+    const orders = new RedisHostOrders(redis, t.prefix);
+    const old = candidate("old");
+    const token = (await old.tryLead())!;
+    expect(await channel.publishReport(old.fenceOf(token), report("old"))).toBe(true);
+    expect(await orders.giveAsLeader(old.fenceOf(token), "host-1", "drain")).toBe(true);
+    expect(await channel.report()).toMatchObject({ leaderId: "old", desiredReplicas: 2 });
+    expect(await orders.orderOf("host-1")).toBe("drain");
+
+    // The lease lapses and another takes it: the old leader's report is no one's, its writes change nothing.
+    await new Promise((r) => setTimeout(r, TTL + 50));
+    expect(await channel.report()).toBeNull();
+    const next = candidate("next");
+    const nextToken = (await next.tryLead())!;
+    expect(await orders.giveAsLeader(old.fenceOf(token), "host-1", null)).toBe(false);
+    expect(await channel.publishReport(old.fenceOf(token), report("old"))).toBe(false);
+    expect(await orders.orderOf("host-1")).toBe("drain");
+    expect(await orders.giveAsLeader(next.fenceOf(nextToken), "host-1", null)).toBe(true);
+    expect(await orders.orderOf("host-1")).toBeNull();
+    // An operator's order (through the API) is not fenced.
+    await orders.give("host-2", "cordon");
+    expect(await orders.orderOf("host-2")).toBe("cordon");
+  });
+
+  it("queues rollouts in the order asked; a finished one leaves the queue but stays readable", async () => {
+    const channel = new RedisControllerChannel(redis, t.prefix);
+    const leader = candidate("leader");
+    const fence = leader.fenceOf((await leader.tryLead())!);
+    const rollout = (rolloutId: string): Rollout => ({
+      rolloutId,
+      state: "pending",
+      requestedBy: null,
+      requestedAt: Date.now(),
+      startedAt: null,
+      finishedAt: null,
+      steps: [],
+      replaced: 0,
+      total: 0,
+      message: null,
+    });
+    await channel.requestRollout(rollout("r1"));
+    await channel.requestRollout(rollout("r2"));
+    expect((await channel.currentRollout())?.rolloutId).toBe("r1");
+    expect(await channel.saveRollout(fence, { ...rollout("r1"), state: "done" })).toBe(true);
+    expect((await channel.currentRollout())?.rolloutId).toBe("r2");
+    expect((await channel.rollout("r1"))?.state).toBe("done");
   });
 });

@@ -23,6 +23,7 @@ export interface StartOptions {
 const BIN = {
   "oah-api": join(REPO_ROOT, "apps/api/bin/oah-api.js"),
   "oah-sandbox": join(REPO_ROOT, "apps/sandbox/bin/oah-sandbox.js"),
+  "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
 };
 
 /** Starts a built oah binary on an ephemeral port and waits until it listens. */
@@ -91,18 +92,37 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Processes (not zombies) whose working directory is `dir`: what a run's shell step left running there. */
-export function processesIn(dir: string): number[] {
+/** Live processes (not zombies) for which `test` holds; those gone meanwhile or not ours to read are left out. */
+function findProcesses(test: (pid: string) => boolean): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readlinkSync(`/proc/${name}/cwd`) === dir && processAlive(Number(name))) found.push(Number(name));
+      if (test(name) && processAlive(Number(name))) found.push(Number(name));
     } catch {
       // gone, or not ours to read
     }
   }
   return found;
+}
+
+/** Processes (not zombies) whose working directory is `dir`: what a run's shell step left running there. */
+export function processesIn(dir: string): number[] {
+  return findProcesses((pid) => readlinkSync(`/proc/${pid}/cwd`) === dir);
+}
+
+/** Processes started with `name=value` in their environment: e.g. every process of one test deployment. */
+export function processesWithEnv(name: string, value: string): number[] {
+  const entry = `${name}=${value}`;
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+}
+
+/** The live children of a process. */
+export function childrenOf(parent: number): number[] {
+  return findProcesses((pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+  });
 }
 
 /**
@@ -114,18 +134,10 @@ export const uniqueSleep = (): string => `900.${String(Math.floor(Math.random() 
 
 /** Live processes (not zombies) running `sleep <duration>`. */
 export function sleepers(duration: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (basename(argv[0] ?? "") === "sleep" && argv[1] === duration && processAlive(Number(name)))
-        found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return findProcesses((pid) => {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return basename(argv[0] ?? "") === "sleep" && argv[1] === duration;
+  });
 }
 
 /** Waits until no live process runs `sleep <duration>`; false if some still do after `timeoutMs`. */

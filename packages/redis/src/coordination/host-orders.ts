@@ -29,6 +29,12 @@ export class RedisHostOrders implements HostOrders {
     return (await this.redis.oahFencedHset(controllerLeader, hostOrders, fence, hostId, order ?? "")) === 1;
   }
 
+  /** Every order given and not withdrawn, by host. */
+  async all(): Promise<Map<string, HostOrder>> {
+    const entries = Object.entries(await this.redis.hgetall(this.keys.hostOrders));
+    return new Map(entries.filter((e): e is [string, HostOrder] => isOrder(e[1])));
+  }
+
   async orderOf(hostId: string): Promise<HostOrder | null> {
     const value = await this.redis.hget(this.keys.hostOrders, hostId);
     return isOrder(value) ? value : null;

@@ -1,0 +1,54 @@
+import type { FleetDecision } from "@oah/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { expectAllCompletedInOrder } from "../../sandbox/test/support";
+import { type Fleet, startFleet, submitBurst } from "./support";
+
+let fleet: Fleet | undefined;
+afterEach(async () => {
+  await fleet?.dispose();
+  fleet = undefined;
+});
+
+describe("oah-controller, process target", () => {
+  it("scales a burst of 300 sessions up to the max of 4 sandboxes, and back to 1 once drained", async () => {
+    fleet = await startFleet(1, {
+      OAH_CONTROLLER_MIN_REPLICAS: "1",
+      OAH_CONTROLLER_MAX_REPLICAS: "4",
+      OAH_CONTROLLER_SANDBOX_SLOTS: "4",
+    });
+    const f = fleet;
+    await expect.poll(async () => (await f.pool()).hosts.length, { timeout: 20_000 }).toBe(1);
+    expect(f.sandboxPids()).toHaveLength(1);
+
+    await submitBurst(f.d, "burst", 300, 1, 1_000);
+    let most = 0;
+    await expect
+      .poll(
+        async () => {
+          most = Math.max(most, f.sandboxPids().length);
+          const { rows } = await f.d.db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
+          );
+          return rows[0]!.n;
+        },
+        { timeout: 120_000, interval: 250 },
+      )
+      .toBe(300);
+    expect(most).toBe(4);
+    // Idle after the cooldown: the controller drains the extra sandboxes, which exit.
+    await expect.poll(() => f.sandboxPids().length, { timeout: 60_000 }).toBe(1);
+    await expect.poll(async () => (await f.pool()).hosts.length, { timeout: 10_000 }).toBe(1);
+
+    await expectAllCompletedInOrder(f.d, 300);
+    await expect
+      .poll(async () => (await f.pool()).controller, { timeout: 10_000 })
+      .toMatchObject({ target: "process", desiredReplicas: 1, actualReplicas: 1 });
+    const { controller } = await f.pool();
+    const reasons = new Set(controller!.decisions.map((d: FleetDecision) => d.reason));
+    expect(reasons).toContain("scale_up");
+    expect(reasons).toContain("scale_down");
+    const up = controller!.decisions.find((d) => d.reason === "scale_up")!;
+    expect(up.figures.readySessionCount).toBeGreaterThan(0);
+    expect(Math.max(...controller!.decisions.map((d) => d.desiredReplicas))).toBe(4);
+  });
+});
