@@ -13,7 +13,7 @@ export function RecoveryBadge({ state, title }: { state: RecoveryState | null; t
   );
 }
 
-/** Why a pool or the controller sized as it did: the two share their reasons but `blocked`. */
+/** Why a pool or the controller sized as it did: one badge, as they share their reasons but `shutdown` and `blocked`. */
 export function ReasonBadge({ reason }: { reason: RebalanceReason | FleetDecisionReason }) {
   return <span className={`badge reason-${reason}`}>{reason.replace("_", " ")}</span>;
 }
