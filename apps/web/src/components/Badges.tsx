@@ -1,4 +1,4 @@
-import type { RebalanceReason, RecoveryState, RunStatus } from "@oah/core";
+import type { FleetDecisionReason, RebalanceReason, RecoveryState, RunStatus } from "@oah/core";
 
 export function StatusBadge({ status }: { status: RunStatus }) {
   return <span className={`badge status-${status}`}>{status}</span>;
@@ -13,7 +13,8 @@ export function RecoveryBadge({ state, title }: { state: RecoveryState | null; t
   );
 }
 
-export function ReasonBadge({ reason }: { reason: RebalanceReason }) {
+/** Why a pool or the controller sized as it did: one badge, as they share their reasons but `shutdown` and `blocked`. */
+export function ReasonBadge({ reason }: { reason: RebalanceReason | FleetDecisionReason }) {
   return <span className={`badge reason-${reason}`}>{reason.replace("_", " ")}</span>;
 }
 

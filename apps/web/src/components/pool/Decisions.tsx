@@ -1,44 +1,23 @@
-import type { PoolOverview } from "@oah/contract";
-import { pressuresText } from "@/lib/pool/labels";
-import { ReasonBadge } from "../Badges";
-import { Time } from "../Time";
+import type { TimelineEntry } from "@/lib/pool/timeline";
+import { ControllerDecisionItem } from "./ControllerDecisionItem";
+import { PoolDecisionItem } from "./PoolDecisionItem";
 
-export function Decisions({
-  decisions,
-  showHost,
-}: {
-  decisions: PoolOverview["recentDecisions"];
-  showHost: boolean;
-}) {
-  if (decisions.length === 0) return <p className="muted small">No decisions recorded yet.</p>;
+/** The pools' and the controller's decisions in one timeline, newest first. */
+export function Decisions({ entries, showHost }: { entries: TimelineEntry[]; showHost: boolean }) {
+  if (entries.length === 0) return <p className="muted small">No decisions recorded yet.</p>;
   return (
     <ol className="timeline" aria-label="Recent decisions">
-      {decisions.map((d) => (
-        <li
-          key={`${d.hostId}-${d.at}-${d.reason}`}
-          data-testid="decision"
-          data-host={d.hostId}
-          data-at={d.at}
-          data-reason={d.reason}
-        >
-          <span className="timeline-time">
-            <Time value={d.at} />
-          </span>
-          <ReasonBadge reason={d.reason} />
-          <span className="timeline-main">
-            desired <strong>{d.previousDesired ?? "—"}</strong> → <strong>{d.desired}</strong>
-            <span className="muted">
-              {" "}
-              · suggested {d.localSuggested} local / {d.globalSuggested} global · ready {d.readySessionCount}{" "}
-              · busy {d.busyWorkers}/{d.activeWorkers} active · remote {d.remoteActiveWorkers}
-            </span>
-          </span>
-          <span className="mono small muted" title="queue, saturation, subagent reserve and age pressure">
-            {pressuresText(d.pressures)}
-          </span>
-          {showHost ? <span className="mono small host-tag">{d.hostId}</span> : null}
-        </li>
-      ))}
+      {entries.map((e) =>
+        e.source === "pool" ? (
+          <PoolDecisionItem
+            key={`${e.decision.hostId}-${e.at}-${e.decision.reason}`}
+            decision={e.decision}
+            showHost={showHost}
+          />
+        ) : (
+          <ControllerDecisionItem key={`controller-${e.at}-${e.decision.reason}`} decision={e.decision} />
+        ),
+      )}
     </ol>
   );
 }

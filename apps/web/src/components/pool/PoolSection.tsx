@@ -5,11 +5,14 @@ import { useState } from "react";
 import { REFRESH_MS } from "@/lib/constants";
 import { poolFacts } from "@/lib/pool/facts";
 import { historyPoints } from "@/lib/pool/history";
-import { ALL_HOSTS, decisionsOf, shownHost } from "@/lib/pool/hosts";
+import { ALL_HOSTS, shownHost } from "@/lib/pool/hosts";
 import { liveHostsText } from "@/lib/pool/labels";
+import { decisionTimeline } from "@/lib/pool/timeline";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
+import { ControllerFacts } from "./ControllerFacts";
 import { Decisions } from "./Decisions";
+import { Fleet } from "./Fleet";
 import { HostPicker } from "./HostPicker";
 import { PoolCharts } from "./PoolCharts";
 import { Slots } from "./Slots";
@@ -50,9 +53,11 @@ export function PoolSection() {
             Start one: <code>npx oah-sandbox</code> (split mode), or run oah-api without{" "}
             <code>--api-only</code>.
           </p>
+          {data ? <ControllerFacts controller={data.controller} /> : null}
         </div>
       ) : (
         <>
+          {data ? <Fleet overview={data} readAt={pool.dataUpdatedAt} /> : null}
           <HostPicker hosts={hosts} shown={shown.hostId} onChoose={setChosen} />
           {facts ? <SnapshotFacts facts={facts} total={all} /> : null}
           {shown.host ? <Slots host={shown.host} /> : null}
@@ -61,7 +66,14 @@ export function PoolSection() {
             <h3>
               Recent decisions <span className="muted small">newest first</span>
             </h3>
-            <Decisions decisions={decisionsOf(data?.recentDecisions ?? [], shown.hostId)} showHost={all} />
+            <Decisions
+              entries={decisionTimeline(
+                data?.recentDecisions ?? [],
+                data?.controller?.decisions ?? [],
+                shown.hostId,
+              )}
+              showHost={all}
+            />
           </div>
         </>
       )}

@@ -1,18 +1,9 @@
-import type { ReactNode } from "react";
 import { duration } from "@/lib/format";
 import type { PoolFacts } from "@/lib/pool/facts";
 import { pressuresText } from "@/lib/pool/labels";
 import { ReasonBadge } from "../Badges";
 import { Time } from "../Time";
-
-function Fact({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
-  return (
-    <div title={hint}>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
-  );
-}
+import { Fact } from "./Fact";
 
 /** The current snapshot of one host, or the totals of all hosts. */
 export function SnapshotFacts({ facts, total }: { facts: PoolFacts; total: boolean }) {
