@@ -1,4 +1,5 @@
 import {
+  expectAllCompletedInOrder,
   hostPidOf,
   type SplitDeployment,
   startRedisCluster,
@@ -9,7 +10,7 @@ import {
   waitForQuiet,
 } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder, FAST_RECOVERY, waitForCompleted } from "./support";
+import { FAST_RECOVERY, waitForCompleted } from "./support";
 
 /** Split mode on a real three-node Redis Cluster (OAH_REDIS_CLUSTER_NODES), started by the test. */
 describe("split mode on a Redis Cluster", () => {

@@ -1,5 +1,6 @@
 import type { Run } from "@oah/contract";
 import {
+  expectAllCompletedInOrder,
   type PrivatePostgres,
   type PrivateRedis,
   type SplitDeployment,
@@ -11,7 +12,7 @@ import {
   waitForQuiet,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder, waitForCompleted } from "./support";
+import { waitForCompleted } from "./support";
 
 const FAST = {
   OAH_SESSION_LOCK_TTL_MS: "3000",

@@ -3,6 +3,7 @@ import {
   crashAsked,
   crashingStep,
   eventTypes,
+  expectAllCompletedInOrder,
   getRun,
   isTerminal,
   type OahProcess,
@@ -15,7 +16,7 @@ import {
   waitForWorkspaceFile,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder, FAST_RECOVERY, waitForCompleted } from "./support";
+import { FAST_RECOVERY, waitForCompleted } from "./support";
 
 const FAST = {
   ...FAST_RECOVERY,

@@ -4,6 +4,7 @@ export * from "./deployment";
 export * from "./fake-model";
 export * from "./fuzz";
 export * from "./http";
+export * from "./network-namespaces";
 export * from "./paths";
 export * from "./postgres";
 export * from "./private-servers";

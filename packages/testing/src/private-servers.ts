@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,20 +25,25 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
+export interface PrivateServerOptions {
+  /** The address it listens on (127.0.0.1 by default), e.g. a bridge that other network namespaces reach. */
+  host?: string;
+}
+
 /**
  * A Redis server of this test's own (no persistence): for faults that would hit
  * every other suite on the shared server, such as FLUSHALL.
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: PrivateServerOptions = {}): Promise<PrivateRedis> {
+  const host = options.host ?? "127.0.0.1";
   const port = await freePort();
+  // Without a password, protected mode refuses every client not on loopback: it listens on `host` alone anyway.
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: "ignore",
-    },
+    ["--port", String(port), "--bind", host, "--protected-mode", "no", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
   );
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://${host}:${port}`;
   await waitFor(
     "the private Redis",
     async () => {
@@ -53,7 +58,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     },
     10_000,
     50,
-  );
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
   const client = new Redis(url);
   client.on("error", () => {});
   return {
@@ -94,22 +102,29 @@ function run(bin: string, args: string[]): Promise<void> {
   });
 }
 
+export interface PrivatePostgresOptions extends PrivateServerOptions {
+  /** A network (CIDR) whose clients it trusts besides loopback's, e.g. that of the namespaces behind `host`. */
+  clients?: string;
+}
+
 /**
  * A throwaway PostgreSQL server of this test's own (initdb, trust, no fsync): for
  * faults that would hit every other suite on the shared server, such as a restart.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
+  const host = options.host ?? "127.0.0.1";
   const dir = mkdtempSync(join(tmpdir(), "oah-pg-"));
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   const port = await freePort();
   await run(postgresBin("initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  if (options.clients) appendFileSync(join(data, "pg_hba.conf"), `host all all ${options.clients} trust\n`);
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=off`;
   const start = () =>
-    run(postgresBin("pg_ctl"), ["-D", data, "-o", options, "-w", "-l", join(dir, "log"), "start"]);
+    run(postgresBin("pg_ctl"), ["-D", data, "-o", serverOptions, "-w", "-l", join(dir, "log"), "start"]);
   const stopServer = () => run(postgresBin("pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
   await start();
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url = `postgres://postgres@${host}:${port}/postgres`;
   const probe = new pg.Client({ connectionString: url });
   await probe.connect();
   await probe.end();

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { basename, join } from "node:path";
+import { inNamespace } from "./network-namespaces";
 import { REPO_ROOT } from "./paths";
 
 export interface OahProcess {
   url: string;
   child: ChildProcess;
+  /** The network namespace it runs in, if any. */
+  netns: string | undefined;
   /** Everything the process wrote, stdout and stderr. */
   output(): string;
   /** Sends a signal and resolves with the exit code (or the signal that ended it). */
@@ -18,17 +21,30 @@ export interface StartOptions {
   args?: string[];
   /** How long to wait for the "listening on" line. */
   timeoutMs?: number;
+  /** A network namespace to run in (`ip netns exec`), as on a host of its own. */
+  netns?: string;
 }
 
 const BIN = {
   "oah-api": join(REPO_ROOT, "apps/api/bin/oah-api.js"),
+  "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
   "oah-sandbox": join(REPO_ROOT, "apps/sandbox/bin/oah-sandbox.js"),
   "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
 };
 
+export type OahBinary = keyof typeof BIN;
+
 /** Starts a built oah binary on an ephemeral port and waits until it listens. */
-export function startOah(binary: keyof typeof BIN, options: StartOptions = {}): Promise<OahProcess> {
-  const child = spawn(process.execPath, [BIN[binary], "--port", "0", ...(options.args ?? [])], {
+export function startOah(binary: OahBinary, options: StartOptions = {}): Promise<OahProcess> {
+  // `ip netns exec` execs the command: the child's pid is the binary's own, as without a namespace.
+  const [command, ...args] = inNamespace(options.netns, [
+    process.execPath,
+    BIN[binary],
+    "--port",
+    "0",
+    ...(options.args ?? []),
+  ]);
+  const child = spawn(command!, args, {
     env: { PATH: process.env.PATH, OAH_LOG_LEVEL: "warn", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -50,7 +66,7 @@ export function startOah(binary: keyof typeof BIN, options: StartOptions = {}): 
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1]!, child, output: () => output, stop, exited });
+        resolve({ url: match[1]!, child, netns: options.netns, output: () => output, stop, exited });
       }
     };
     child.stdout.on("data", onData);
@@ -64,7 +80,7 @@ export function startOah(binary: keyof typeof BIN, options: StartOptions = {}): 
 
 /** Runs a binary expected to refuse to start; resolves with its exit code and output. */
 export function runToExit(
-  binary: keyof typeof BIN,
+  binary: OahBinary,
   options: StartOptions = {},
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [BIN[binary], ...(options.args ?? [])], {

@@ -54,8 +54,9 @@ export function clusterTestRedis(nodes: { host: string; port: number }[]): TestR
   return withPrefix("", client, () => client.nodes("master"));
 }
 
-export async function createTestRedis(): Promise<TestRedis> {
-  const client = new Redis(REDIS_TEST_URL, {
+/** A fresh prefix on the shared test server, or on `url` (a private server). */
+export async function createTestRedis(url = REDIS_TEST_URL): Promise<TestRedis> {
+  const client = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
@@ -67,9 +68,9 @@ export async function createTestRedis(): Promise<TestRedis> {
     client.disconnect();
     // Loud on purpose: a suite that needs Redis must fail, never skip, when it is missing.
     throw new Error(
-      `Redis is required by this test and is not reachable at ${REDIS_TEST_URL} (${(error as Error).message}). ` +
+      `Redis is required by this test and is not reachable at ${url} (${(error as Error).message}). ` +
         "Start it (see .ci/run) or set OAH_TEST_REDIS_URL.",
     );
   }
-  return withPrefix(REDIS_TEST_URL, client, () => [client]);
+  return withPrefix(url, client, () => [client]);
 }

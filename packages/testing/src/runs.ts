@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
@@ -79,4 +80,44 @@ export function waitForWorkspaceFile(
 ): Promise<true> {
   const path = join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, name);
   return waitFor(`${workspaceId}/${name}`, async () => existsSync(path));
+}
+
+interface FinishedRun {
+  session_id: string;
+  seq: number;
+  status: string;
+  attempt: number;
+  started_at: number;
+  ended_at: number;
+  terminal_events: number;
+}
+
+/**
+ * Every run of the deployment completed once, and each session ran serially in submission
+ * order. Node's assert, not Vitest's expect: Playwright and the bench load this package too.
+ */
+export async function expectAllCompletedInOrder(
+  d: SplitDeployment,
+  expected: number,
+): Promise<FinishedRun[]> {
+  const { rows } = await d.db.query<FinishedRun>(`
+    SELECT r.session_id, r.seq, r.status, r.attempt, r.started_at, r.ended_at,
+      (SELECT count(*) FROM run_events e WHERE e.run_id = r.id
+        AND e.type IN ('run.completed', 'run.failed', 'run.cancelled', 'run.timed_out'))::int AS terminal_events
+    FROM runs r ORDER BY r.session_id, r.seq`);
+  assert.equal(rows.length, expected, "the number of runs");
+  assert.deepEqual(
+    rows.filter((r) => r.status !== "completed" || r.terminal_events !== 1),
+    [],
+    "runs not completed exactly once",
+  );
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1]!, rows[i]!];
+    if (a.session_id === b.session_id)
+      assert.ok(
+        Number(b.started_at) >= Number(a.ended_at),
+        `${b.session_id} #${b.seq} started before #${a.seq} ended`,
+      );
+  }
+  return rows;
 }
