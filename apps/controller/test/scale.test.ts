@@ -1,6 +1,6 @@
 import type { FleetDecision } from "@oah/core";
+import { expectAllCompletedInOrder } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectAllCompletedInOrder } from "../../sandbox/test/support";
 import { type Fleet, startFleet, submitBurst } from "./support";
 
 let fleet: Fleet | undefined;

@@ -29,7 +29,6 @@ const BIN = {
   "oah-api": join(REPO_ROOT, "apps/api/bin/oah-api.js"),
   "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
   "oah-sandbox": join(REPO_ROOT, "apps/sandbox/bin/oah-sandbox.js"),
-  "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
 };
 
 export type OahBinary = keyof typeof BIN;
