@@ -1,9 +1,12 @@
 import {
+  hostOrderInput,
   listRunEventsInput,
   listSessionRunsInput,
   listStorageRunsInput,
   requeueManyInput,
   requeueRunInput,
+  rolloutIdInput,
+  rolloutInput,
   runRefInput,
   submitRunInput,
   submitToolResultInput,
@@ -93,6 +96,11 @@ const HTTP_TARGETS: FuzzTarget[] = [
   httpTarget("GET", "/api/v1/storage/runs", listStorageRunsInput),
   httpTarget("GET", "/api/v1/storage/overview", null),
   httpTarget("GET", "/api/v1/pool", null),
+  httpTarget("POST", "/api/v1/hosts/:hostId/cordon", hostOrderInput),
+  httpTarget("POST", "/api/v1/hosts/:hostId/uncordon", hostOrderInput),
+  httpTarget("POST", "/api/v1/hosts/:hostId/drain", hostOrderInput),
+  httpTarget("POST", "/api/v1/fleet/rollout", rolloutInput),
+  httpTarget("GET", "/api/v1/fleet/rollout/:rolloutId", rolloutIdInput),
 ];
 
 /** Every tRPC procedure: queries by GET `?input=`, mutations by POST. */
@@ -109,6 +117,11 @@ const PROCEDURES: [name: string, kind: "query" | "mutation", schema: z.ZodType |
   ["admin.requeue", "mutation", requeueRunInput],
   ["admin.requeueMany", "mutation", requeueManyInput],
   ["admin.pool", "query", null],
+  ["fleet.cordon", "mutation", hostOrderInput],
+  ["fleet.uncordon", "mutation", hostOrderInput],
+  ["fleet.drain", "mutation", hostOrderInput],
+  ["fleet.rollout", "mutation", rolloutInput],
+  ["fleet.rolloutProgress", "query", rolloutIdInput],
 ];
 
 const TRPC_TARGETS: FuzzTarget[] = PROCEDURES.map(([name, kind, schema]) => ({
