@@ -23,6 +23,7 @@ export interface StartOptions {
 const BIN = {
   "oah-api": join(REPO_ROOT, "apps/api/bin/oah-api.js"),
   "oah-sandbox": join(REPO_ROOT, "apps/sandbox/bin/oah-sandbox.js"),
+  "oah-controller": join(REPO_ROOT, "apps/controller/bin/oah-controller.js"),
 };
 
 /** Starts a built oah binary on an ephemeral port and waits until it listens. */
