@@ -41,6 +41,8 @@ export interface KubeStandIn {
   /** Failures of the kubelet, which the test reports. */
   readonly errors: string[];
   pods(): StandInPod[];
+  /** A pod beyond the replicas, as a rolling update's surge makes: removed at the next change. */
+  surge(): void;
   /** Someone else writes the workload after the scale is read: never, every other read, or every read. */
   raceReads(mode: "never" | "every-other" | "always"): void;
   /** Writes a kubeconfig that points at this server, with the token it asks for. */
@@ -274,6 +276,9 @@ export async function startKubeStandIn(options: KubeStandInOptions): Promise<Kub
     requests,
     errors,
     pods: () => [...pods.values()],
+    surge() {
+      create(`${name}-${TEMPLATE_HASH}-${suffix()}`);
+    },
     raceReads(mode) {
       racing = mode;
     },

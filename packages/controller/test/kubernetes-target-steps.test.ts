@@ -205,6 +205,30 @@ describe("the Kubernetes target, one step at a time against a stand-in API serve
     expect(livePods(standIn)).toEqual([a]);
   });
 
+  it("shrinks nothing while the workload has more pods than replicas (a rollout's surge)", async () => {
+    const { standIn, target, leader, names } = await setUp("Deployment", 2);
+    standIn.surge();
+    await standIn.settled();
+    const all = livePods(standIn);
+    expect(all).toHaveLength(3);
+    expect(
+      await target.reconcile(
+        2,
+        all.map((id) => host(id)),
+        leader.acts,
+      ),
+    ).toBe(3);
+    expect(
+      await target.reconcile(
+        2,
+        [...names.map((id) => host(id)), host(all.find((id) => !names.includes(id))!, "drained")],
+        leader.acts,
+      ),
+    ).toBe(2);
+    expect(leader.orders).toEqual([]);
+    expect(writes(standIn)).toEqual([]);
+  });
+
   it("takes back pods that have not come up before any that serve", async () => {
     const { standIn, target, leader, pods, names } = await setUp("Deployment", 1);
     pods.hold();

@@ -10,6 +10,8 @@ export interface KubernetesWorkload {
 /** The workload's `/scale` as read: its replicas, and the version a write must name. */
 export interface WorkloadScale {
   replicas: number;
+  /** The pods it has now (status.replicas): more than `replicas` during a rollout's surge. */
+  pods: number;
   resourceVersion: string;
 }
 
@@ -54,6 +56,7 @@ export async function connectWorkloadApi(workload: KubernetesWorkload): Promise<
   const statusOf = (error: unknown) => (error instanceof k8s.ApiException ? error.code : undefined);
   const asScale = (scale: V1Scale): WorkloadScale => ({
     replicas: scale.spec?.replicas ?? 0,
+    pods: scale.status?.replicas ?? 0,
     resourceVersion: scale.metadata?.resourceVersion ?? "",
   });
   // Annotations are a map: a strategic merge patch sets (or, with null, removes) one key, leaving the others.

@@ -45,7 +45,8 @@ interface PodsSeen {
  * the lowest deletion cost and, on a later tick (once the ReplicaSet's cache has the
  * annotation), the replicas drop by the drained pods, which are then the ones removed; a
  * StatefulSet always removes its highest ordinals, so those are the victims. Pods that have not
- * come up are taken back first (Kubernetes removes unready pods before ready ones).
+ * come up are taken back first (Kubernetes removes unready pods before ready ones). Nothing is
+ * removed while the workload has more pods than replicas (a rollout under way).
  *
  * Every write is made under the lease (`stillLeads` right before it) and names the scale's
  * resourceVersion: a write that lost a race is read again and retried.
@@ -109,6 +110,9 @@ export class KubernetesTarget implements ScaleTarget {
       const replicas = scale.replicas + desired - counted;
       return (await this.scaleTo(scale, replicas, leader, "scale up")) ? desired : counted;
     }
+    // More pods than replicas: a rollout's surge, or pods being removed. A scale-down now would
+    // be counted against pods that are about to go, and could lower the replicas below `desired`.
+    if (scale.pods > scale.replicas) return counted;
     const removal =
       this.workload.kind === "Deployment"
         ? await this.deploymentRemoval(seen, desired, leader)
