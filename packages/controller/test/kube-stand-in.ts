@@ -26,8 +26,8 @@ export interface KubeStandInOptions {
   name: string;
   replicas: number;
   kubelet: Kubelet;
-  /** Called with the pods a lower replica count removes, before they are stopped. */
-  onRemove?(pods: string[]): Promise<void>;
+  /** Called with the pods a lower replica count removes (as they were), before they are stopped. */
+  onRemove?(pods: StandInPod[]): Promise<void>;
 }
 
 export interface KubeStandIn {
@@ -124,12 +124,13 @@ export async function startKubeStandIn(options: KubeStandInOptions): Promise<Kub
 
   const remove = (victims: StandInPod[]) => {
     if (victims.length === 0) return;
+    const before = victims.map((pod) => ({ ...pod, annotations: { ...pod.annotations } }));
     for (const pod of victims) {
       pod.deletedAt = Date.now();
       pod.ready = false;
     }
     const names = victims.map((p) => p.name);
-    void (options.onRemove?.(names) ?? Promise.resolve())
+    void (options.onRemove?.(before) ?? Promise.resolve())
       .then(() => Promise.all(names.map((pod) => kubelet.stop(pod))))
       .catch((error: Error) => errors.push(`removing ${names.join(", ")}: ${error.message}`))
       .finally(() => {

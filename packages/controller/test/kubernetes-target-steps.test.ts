@@ -234,6 +234,12 @@ describe("the Kubernetes target, one step at a time against a stand-in API serve
     pods.hold();
     expect(await target.reconcile(3, [host(names[0]!)], leader.acts)).toBe(3);
     expect(livePods(standIn)).toHaveLength(3);
+    // One on the board but not ready yet may be removed in their stead: wait for it.
+    const serving = standIn.pods().find((p) => p.name === names[0])!;
+    serving.ready = false;
+    expect(await target.reconcile(1, [host(names[0]!)], leader.acts)).toBe(3);
+    expect(standIn.replicas).toBe(3);
+    serving.ready = true;
     expect(await target.reconcile(1, [host(names[0]!)], leader.acts)).toBe(1);
     expect(standIn.replicas).toBe(1);
     expect(livePods(standIn)).toEqual(names);

@@ -47,6 +47,8 @@ interface Removal {
   pod: string;
   /** Its state on the pools' board when the replicas dropped. */
   state: HostState | "absent";
+  /** Whether it had come up (its server listening). */
+  ready: boolean;
 }
 
 /** The kubelet of the stand-in: each pod a real oah-sandbox process named by the pod. */
@@ -76,6 +78,10 @@ async function board(d: SplitDeployment): Promise<PoolOverview["hosts"]> {
   return res.body.hosts.filter((h) => h.processKind === "standalone");
 }
 
+async function snapshot(controller: OahProcess): Promise<ControllerSnapshot> {
+  return (await fetch(`${controller.url}/snapshot`).then((r) => r.json())) as ControllerSnapshot;
+}
+
 describe("oah-controller with the Kubernetes target, against a stand-in API server", () => {
   let d: SplitDeployment | undefined;
   let standIn: KubeStandIn | undefined;
@@ -102,10 +108,10 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
       name: NAME,
       replicas: 0,
       kubelet: pods.kubelet,
-      async onRemove(names) {
+      async onRemove(removed) {
         const hosts = await board(deployment);
-        for (const pod of names)
-          removals.push({ pod, state: hosts.find((h) => h.hostId === pod)?.state ?? "absent" });
+        for (const { name, ready } of removed)
+          removals.push({ pod: name, ready, state: hosts.find((h) => h.hostId === name)?.state ?? "absent" });
       },
     });
     standIn = cluster;
@@ -133,6 +139,8 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
       }
 
     // The burst asks for the maximum, and three pods serve it.
+    const leader = controller;
+    await expect.poll(async () => (await snapshot(leader)).desiredReplicas, { timeout: 30_000 }).toBe(3);
     await expect.poll(() => cluster.replicas, { timeout: 30_000 }).toBe(3);
     await expect
       .poll(async () => (await board(deployment)).filter((h) => h.state === "active").length, {
@@ -141,15 +149,17 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
       .toBe(3);
 
     // Once the runs are done and the cooldown has passed: back to one pod, the others drained first.
+    // (The fleet may have shrunk and grown again on the way, as the ready sessions came and went.)
     await waitForQuiet(deployment, 60_000);
     await expect.poll(() => cluster.replicas, { timeout: 60_000 }).toBe(1);
-    await expect.poll(() => pods.exits.size, { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => cluster.pods().length, { timeout: 30_000 }).toBe(1);
     expect(cluster.errors).toEqual([]);
     expect(cluster.conflicts).toBeGreaterThanOrEqual(1);
-    expect(removals).toHaveLength(2);
-    expect(removals.filter((r) => r.state !== "drained")).toEqual([]);
-    expect([...pods.exits.values()]).toEqual([0, 0]);
-    expect(cluster.pods().map((p) => p.name)).toHaveLength(1);
+    expect(removals.length).toBeGreaterThanOrEqual(2);
+    // Every pod removed had drained, but one taken back before it ever came up (never on the board).
+    expect(removals.filter((r) => r.state !== "drained" && !(r.state === "absent" && !r.ready))).toEqual([]);
+    expect(pods.exits.size).toBe(removals.length);
+    expect([...pods.exits.values()].filter((code) => code !== 0)).toEqual([]);
     expect((await board(deployment)).map((h) => h.state)).toEqual(["active"]);
 
     // Every run completed, once.
@@ -161,14 +171,11 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
     expect(rows).toHaveLength(SESSIONS * RUNS_PER_SESSION);
     expect(rows.filter((r) => r.status !== "completed" || r.attempt !== 1 || r.terminal !== 1)).toEqual([]);
 
-    const snapshot = (await fetch(`${controller.url}/snapshot`).then((r) => r.json())) as ControllerSnapshot;
-    expect(snapshot).toMatchObject({
+    expect(await snapshot(controller)).toMatchObject({
       leader: true,
       target: "kubernetes",
       desiredReplicas: 1,
       actualReplicas: 1,
     });
-    const reasons = snapshot.decisions.map((x) => `${x.reason}:${x.desiredReplicas}`);
-    expect(reasons).toEqual(expect.arrayContaining(["scale_up:3", "scale_down:1"]));
   }, 180_000);
 });

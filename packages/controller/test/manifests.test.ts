@@ -177,10 +177,11 @@ describe("the Kubernetes manifests", () => {
   });
 
   it("runs the image's binaries, bound to every interface with a token", () => {
+    // The binaries themselves, each the container's main process: the one that gets SIGTERM.
     const expected: Record<string, string[]> = {
-      "oah-api": ["npx", "--no", "oah-api", "--api-only"],
-      "oah-controller": ["npx", "--no", "oah-controller"],
-      "oah-sandbox": ["npx", "--no", "oah-sandbox"],
+      "oah-api": ["/app/node_modules/.bin/oah-api", "--api-only"],
+      "oah-controller": ["/app/node_modules/.bin/oah-controller"],
+      "oah-sandbox": ["/app/node_modules/.bin/oah-sandbox"],
     };
     for (const w of workloads()) {
       const container = containerOf(w);

@@ -149,9 +149,9 @@ export class KubernetesTarget implements ScaleTarget {
   }
 
   /**
-   * How many pods a Deployment can lose now: some of those not up yet (the ReplicaSet removes
-   * unready pods first), else its drained pods once they carry the lowest deletion cost and no
-   * other pod is unready (an unready pod would be removed before them).
+   * How many pods a Deployment can lose now: some of those not up yet, else its drained pods
+   * once they carry the lowest deletion cost. Either way only while every other pod is ready:
+   * the ReplicaSet removes unready pods first, and one on the board may already be claiming.
    */
   private async deploymentRemoval(
     { live, starting, counted, drainedPods }: PodsSeen,
@@ -161,7 +161,8 @@ export class KubernetesTarget implements ScaleTarget {
     const none = { pods: 0, cancelled: 0 };
     if (starting > 0) {
       const cancelled = Math.min(starting, counted - desired);
-      return cancelled > 0 ? { pods: cancelled, cancelled } : none;
+      if (cancelled === 0 || !(await this.allReady(live)).ready) return none;
+      return { pods: cancelled, cancelled };
     }
     if (drainedPods.size === 0) return none;
     const unmarked = [...drainedPods].filter(([, pod]) => pod.deletionCost !== DRAINED_POD_DELETION_COST);
@@ -174,8 +175,8 @@ export class KubernetesTarget implements ScaleTarget {
       return none;
     }
     const others = live.filter((h) => !drainedPods.has(h.hostId));
-    const facts = await Promise.all(others.map((h) => this.api.readPod(h.hostId)));
-    if (facts.some((pod) => !pod?.ready || pod.terminating)) return none;
+    const { ready, facts } = await this.allReady(others);
+    if (!ready) return none;
     // A pod marked once and serving again (uncordoned) would tie with the drained ones.
     const remarked = others.filter((_, i) => facts[i]?.deletionCost === DRAINED_POD_DELETION_COST);
     if (remarked.length > 0) {
@@ -187,6 +188,12 @@ export class KubernetesTarget implements ScaleTarget {
       return none;
     }
     return { pods: drainedPods.size, cancelled: 0 };
+  }
+
+  /** Whether these pods are all ready and none is terminating, with what was read of each. */
+  private async allReady(pods: readonly FleetHost[]) {
+    const facts = await Promise.all(pods.map((h) => this.api.readPod(h.hostId)));
+    return { ready: facts.every((pod) => pod?.ready && !pod.terminating), facts };
   }
 
   /**
