@@ -22,7 +22,12 @@ if (cli.help) {
   runController(cli, {
     async createTarget(config, _base, logger): Promise<ScaleTarget> {
       if (config.target === "none") return new NoneTarget();
-      if (config.target === "kubernetes") fail("the kubernetes target is not built into this version", 1);
+      if (config.target === "kubernetes") {
+        // Loaded only for this target: the others never load the Kubernetes client.
+        const { KubernetesTarget } = await import("@oah/controller/kubernetes");
+        // Set whenever the target is kubernetes: loadControllerConfig refuses it without them.
+        return KubernetesTarget.fromConfig(config.kubernetes!, logger);
+      }
       return new ProcessTarget({
         sandboxBin: fileURLToPath(new URL("../../sandbox/bin/oah-sandbox.js", import.meta.url)),
         env: process.env,
