@@ -1,7 +1,7 @@
-import { childrenOf, type OahProcess } from "@oah/testing";
+import { childrenOf, type OahProcess, submitBurst } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Fleet, startFleet, submitBurst } from "./support";
+import { type Fleet, startFleet } from "./support";
 
 const LEASE_TTL_MS = 2_000;
 

@@ -1,7 +1,7 @@
 import type { Rollout } from "@oah/contract";
-import { expectAllCompletedInOrder } from "@oah/testing";
+import { continuousLoad, expectAllCompletedInOrder } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Fleet, startFleet, submitBurst } from "./support";
+import { type Fleet, startFleet } from "./support";
 
 let fleet: Fleet | undefined;
 afterEach(async () => {
@@ -20,15 +20,7 @@ describe("a rolling restart", () => {
     await expect.poll(async () => (await f.pool()).hosts.length, { timeout: 20_000 }).toBe(2);
     const before = (await f.pool()).hosts.map((h) => h.hostId);
 
-    let submitted = 0;
-    let loading = true;
-    const load = (async () => {
-      while (loading) {
-        await submitBurst(f.d, "roll", 12, 1, 150);
-        submitted += 12;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-    })();
+    const load = continuousLoad(f.d, "roll", { sessions: 12, ms: 150, pauseMs: 300 });
 
     const asked = await f.d.client.post<{ rolloutId: string }>("/api/v1/fleet/rollout", {
       requestedBy: "test",
@@ -45,8 +37,7 @@ describe("a rolling restart", () => {
         { timeout: 90_000, interval: 250 },
       )
       .toBe("done");
-    loading = false;
-    await load;
+    const submitted = await load.stop();
 
     expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "test" });
     expect(rollout!.steps.map((s) => s.hostId).sort()).toEqual([...before].sort());

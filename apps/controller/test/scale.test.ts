@@ -1,7 +1,7 @@
 import type { FleetDecision } from "@oah/core";
-import { expectAllCompletedInOrder } from "@oah/testing";
+import { expectAllCompletedInOrder, submitBurst } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Fleet, startFleet, submitBurst } from "./support";
+import { type Fleet, startFleet } from "./support";
 
 let fleet: Fleet | undefined;
 afterEach(async () => {

@@ -80,22 +80,3 @@ export async function startFleet(controllers: number, env: Record<string, string
   }
   return fleet;
 }
-
-/** Submits `runs` script runs of `ms` of sleep to each of `sessions` sessions (ids `<prefix>-<n>`). */
-export async function submitBurst(
-  d: SplitDeployment,
-  prefix: string,
-  sessions: number,
-  runs: number,
-  ms: number,
-) {
-  const body = { executor: "script", input: { steps: [{ type: "sleep", ms }] } };
-  for (let r = 0; r < runs; r++) {
-    await Promise.all(
-      Array.from({ length: sessions }, async (_, s) => {
-        const { status } = await d.client.post(`/api/v1/sessions/${prefix}-${s}/runs`, body);
-        if (status !== 202) throw new Error(`submission answered ${status}`);
-      }),
-    );
-  }
-}

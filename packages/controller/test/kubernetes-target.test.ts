@@ -1,7 +1,9 @@
-import type { PoolOverview } from "@oah/contract";
+import type { PoolOverview, Rollout } from "@oah/contract";
 import type { HostState } from "@oah/core";
 import {
+  continuousLoad,
   createTempDir,
+  expectAllCompletedInOrder,
   type OahProcess,
   type SplitDeployment,
   startOah,
@@ -72,10 +74,56 @@ function sandboxKubelet(env: Record<string, string>) {
   return { kubelet, exits };
 }
 
+/** The stand-in's Deployment, its pods real sandboxes, with what the board showed of each pod it removed. */
+async function startCluster(d: SplitDeployment, replicas: number) {
+  const pods = sandboxKubelet(d.env);
+  const removals: Removal[] = [];
+  const cluster = await startKubeStandIn({
+    namespace: NAMESPACE,
+    kind: "Deployment",
+    name: NAME,
+    replicas,
+    kubelet: pods.kubelet,
+    async onRemove(removed) {
+      const hosts = await board(d);
+      for (const { name, ready } of removed)
+        removals.push({ pod: name, ready, state: hosts.find((h) => h.hostId === name)?.state ?? "absent" });
+    },
+  });
+  return { cluster, pods, removals };
+}
+
 async function board(d: SplitDeployment): Promise<PoolOverview["hosts"]> {
   const res = await d.client.get<PoolOverview>("/api/v1/pool");
   expect(res.status).toBe(200);
   return res.body.hosts.filter((h) => h.processKind === "standalone");
+}
+
+/**
+ * The most pods of the workload at once that serve or are on their way up (drained ones
+ * aside), seen every 100 ms until stopped. The pods are read before the board: a pod asked for
+ * once another was seen drained then finds that one drained there.
+ */
+function watchServingPods(d: SplitDeployment, cluster: KubeStandIn) {
+  let most = 0;
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      const live = cluster.pods().filter((p) => p.deletedAt === null);
+      const drained = new Set((await board(d)).filter((h) => h.state === "drained").map((h) => h.hostId));
+      most = Math.max(most, live.filter((p) => !drained.has(p.name)).length);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  // Ended by a failed test's teardown too: what went wrong is told by stop(), if reached.
+  watch.catch(() => {});
+  return {
+    async stop() {
+      watching = false;
+      await watch;
+      return most;
+    },
+  };
 }
 
 async function snapshot(controller: OahProcess): Promise<ControllerSnapshot> {
@@ -100,20 +148,7 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
     const deployment = await startSplitDeployment({ sandboxes: 0 });
     d = deployment;
     dir = createTempDir();
-    const pods = sandboxKubelet(deployment.env);
-    const removals: Removal[] = [];
-    const cluster = await startKubeStandIn({
-      namespace: NAMESPACE,
-      kind: "Deployment",
-      name: NAME,
-      replicas: 0,
-      kubelet: pods.kubelet,
-      async onRemove(removed) {
-        const hosts = await board(deployment);
-        for (const { name, ready } of removed)
-          removals.push({ pod: name, ready, state: hosts.find((h) => h.hostId === name)?.state ?? "absent" });
-      },
-    });
+    const { cluster, pods, removals } = await startCluster(deployment, 0);
     standIn = cluster;
     // The workload's own controller writes it too: every other read of the scale is stale by its write.
     cluster.raceReads("every-other");
@@ -178,4 +213,94 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
       actualReplicas: 1,
     });
   }, 180_000);
+
+  it("replaces every pod one at a time under continuous load with a rolling restart, nothing lost or run twice", async () => {
+    const deployment = await startSplitDeployment({ sandboxes: 0 });
+    d = deployment;
+    dir = createTempDir();
+    const { cluster, pods, removals } = await startCluster(deployment, 2);
+    standIn = cluster;
+    controller = await startOah("oah-controller", {
+      env: {
+        ...deployment.env,
+        ...CONTROLLER_ENV,
+        OAH_CONTROLLER_MIN_REPLICAS: "2",
+        OAH_CONTROLLER_MAX_REPLICAS: "2",
+        KUBECONFIG: cluster.writeKubeconfig(dir.path),
+      },
+    });
+    await expect
+      .poll(async () => (await board(deployment)).filter((h) => h.state === "active").length, {
+        timeout: 30_000,
+      })
+      .toBe(2);
+    const before = (await board(deployment)).map((h) => h.hostId).sort();
+    expect(before).toEqual(
+      cluster
+        .pods()
+        .map((p) => p.name)
+        .sort(),
+    );
+
+    const serving = watchServingPods(deployment, cluster);
+    const load = continuousLoad(deployment, "k8s-roll", { sessions: 12, ms: 150, pauseMs: 300 });
+    const asked = await deployment.client.post<{ rolloutId: string }>("/api/v1/fleet/rollout", {
+      requestedBy: "test",
+    });
+    expect(asked.status).toBe(202);
+    let rollout: Rollout | undefined;
+    await expect
+      .poll(
+        async () => {
+          rollout = (await deployment.client.get<Rollout>(`/api/v1/fleet/rollout/${asked.body.rolloutId}`))
+            .body;
+          return rollout.state;
+        },
+        { timeout: 150_000, interval: 250 },
+      )
+      .toBe("done");
+    const submitted = await load.stop();
+
+    expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "test" });
+    expect(rollout!.steps.map((s) => s.hostId).sort()).toEqual(before);
+    expect(rollout!.steps.every((s) => s.state === "replaced" && s.replacementId !== null)).toBe(true);
+    const replacements = rollout!.steps.map((s) => s.replacementId!).sort();
+    // The last old pod is removed after the rollout is done, once its drained state is seen.
+    await expect
+      .poll(async () => (await board(deployment)).map((h) => `${h.hostId} ${h.state}`).sort(), {
+        timeout: 30_000,
+      })
+      .toEqual(replacements.map((pod) => `${pod} active`));
+    await expect
+      .poll(
+        () =>
+          cluster
+            .pods()
+            .map((p) => p.name)
+            .sort(),
+        { timeout: 30_000 },
+      )
+      .toEqual(replacements);
+    expect(cluster.replicas).toBe(2);
+    // One pod at a time: a surge of one, the drained pods still there aside.
+    expect(await serving.stop()).toBe(3);
+    expect(cluster.errors).toEqual([]);
+    // Each original pod, and only those, removed once it had drained; each sandbox stopped cleanly.
+    expect(removals.map((r) => r.pod).sort()).toEqual(before);
+    expect(removals.filter((r) => r.state !== "drained")).toEqual([]);
+    expect([...pods.exits.keys()].sort()).toEqual(before);
+    expect([...pods.exits.values()].filter((code) => code !== 0)).toEqual([]);
+
+    // Every run completed once, in order per session, and on its first attempt: none went to recovery.
+    await waitForQuiet(deployment, 60_000);
+    const rows = await expectAllCompletedInOrder(deployment, submitted);
+    expect(rows.filter((r) => r.attempt !== 1)).toEqual([]);
+
+    expect(await snapshot(controller)).toMatchObject({
+      leader: true,
+      target: "kubernetes",
+      desiredReplicas: 2,
+      actualReplicas: 2,
+    });
+  }, 240_000);
 });

@@ -57,6 +57,58 @@ export async function eventTypes(client: ApiClient, runId: string): Promise<stri
   return res.body.items.map((e) => e.type);
 }
 
+/** Submits `runs` script runs of `ms` of sleep to each of `sessions` sessions (ids `<prefix>-<n>`). */
+export async function submitBurst(
+  d: SplitDeployment,
+  prefix: string,
+  sessions: number,
+  runs: number,
+  ms: number,
+): Promise<void> {
+  const body = { executor: "script", input: { steps: [{ type: "sleep", ms }] } };
+  for (let r = 0; r < runs; r++) {
+    await Promise.all(
+      Array.from({ length: sessions }, async (_, s) => {
+        const { status } = await d.client.post(`/api/v1/sessions/${prefix}-${s}/runs`, body);
+        if (status !== 202) throw new Error(`submission answered ${status}`);
+      }),
+    );
+  }
+}
+
+/** Submissions that go on until stopped. */
+export interface ContinuousLoad {
+  /** Ends the submissions after the burst under way; answers how many runs were submitted. */
+  stop(): Promise<number>;
+}
+
+/**
+ * One run of `ms` of sleep to each of `sessions` sessions (ids `<prefix>-<n>`), again every
+ * `pauseMs` after the previous burst was accepted, until stopped.
+ */
+export function continuousLoad(
+  d: SplitDeployment,
+  prefix: string,
+  { sessions, ms, pauseMs }: { sessions: number; ms: number; pauseMs: number },
+): ContinuousLoad {
+  let submitted = 0;
+  let loading = true;
+  const load = (async () => {
+    while (loading) {
+      await submitBurst(d, prefix, sessions, 1, ms);
+      submitted += sessions;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  })();
+  return {
+    async stop() {
+      loading = false;
+      await load;
+      return submitted;
+    },
+  };
+}
+
 /** Waits until the deployment's database holds no unfinished run. */
 export function waitForQuiet(d: SplitDeployment, timeoutMs = 120_000): Promise<true> {
   return waitFor(
