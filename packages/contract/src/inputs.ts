@@ -19,27 +19,40 @@ const submitFields = {
   parentRunId: runIdSchema.optional(),
 };
 
+const scriptSubmission = z.strictObject({
+  ...submitFields,
+  executor: z.literal("script"),
+  input: scriptInputSchema,
+});
+const agentSubmission = z.strictObject({
+  ...submitFields,
+  executor: z.literal("agent"),
+  input: agentInputSchema,
+});
+
 /** A run to submit; `executor` defaults to `script`, and `input` is validated by the executor's own schema. */
 export const submitRunInput = z.preprocess(
   (value) =>
     typeof value === "object" && value !== null && !("executor" in value)
       ? { ...value, executor: "script" }
       : value,
-  z.discriminatedUnion(
-    "executor",
-    [
-      z.strictObject({ ...submitFields, executor: z.literal("script"), input: scriptInputSchema }),
-      z.strictObject({ ...submitFields, executor: z.literal("agent"), input: agentInputSchema }),
-    ],
-    {
-      error: (issue) =>
-        issue.code === "invalid_union"
-          ? `unknown executor; expected one of ${EXECUTORS.join(", ")}`
-          : undefined,
-    },
-  ),
+  z.discriminatedUnion("executor", [scriptSubmission, agentSubmission], {
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? `unknown executor; expected one of ${EXECUTORS.join(", ")}`
+        : undefined,
+  }),
 );
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
+
+/**
+ * A submission as a client writes it, the body of `POST /api/v1/sessions/{sessionId}/runs`:
+ * the session is in the path, and whatever has a default may be left out (`executor` too,
+ * for a script).
+ */
+export type SubmitRunRequest =
+  | (Omit<z.input<typeof scriptSubmission>, "sessionId" | "executor"> & { executor?: "script" })
+  | Omit<z.input<typeof agentSubmission>, "sessionId">;
 
 /** What a submission asks for, as a run records it. */
 export interface Submission {

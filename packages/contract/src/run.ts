@@ -65,7 +65,23 @@ export interface RunStep {
   errorMessage: string | null;
 }
 
+/**
+ * The answer to a submission: the run, and whether this request made it (false: an earlier
+ * request with the same idempotency key did).
+ */
+export interface SubmitRunResult {
+  run: Run;
+  created: boolean;
+}
+
 export interface CancelResult {
   runId: string;
   status: RunStatus;
+}
+
+/** The answer to a tool result the run took: its host resumes the run with it. */
+export interface ToolResultAccepted {
+  runId: string;
+  name: string;
+  status: "accepted";
 }

@@ -9,6 +9,8 @@ import type {
   StorageOverview,
   StorageRunsPage,
   SubmitRunInput,
+  SubmitRunResult,
+  ToolResultAccepted,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
 import { type ApiErrorCode, OahError } from "@oah/core";
@@ -48,7 +50,7 @@ export interface RequeueRequest {
 export class RunService {
   constructor(private readonly options: RunServiceOptions) {}
 
-  async submit(input: SubmitRunInput): Promise<{ run: Run; created: boolean }> {
+  async submit(input: SubmitRunInput): Promise<SubmitRunResult> {
     if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
       throw new OahError(
         "shell_disabled",
@@ -124,7 +126,7 @@ export class RunService {
   }
 
   /** A client's result for a run in `waiting_tool`; the executing host resumes the run with it. */
-  async submitToolResult(runId: string, name: string, output: unknown) {
+  async submitToolResult(runId: string, name: string, output: unknown): Promise<ToolResultAccepted> {
     const delivery = await this.options.store.deliverToolResult(runId, name, output);
     switch (delivery.kind) {
       case "unknown_run":
@@ -150,7 +152,7 @@ export class RunService {
         "tool result stored; its host finds it on its heartbeat",
       );
     }
-    return { runId, name, status: "accepted" as const };
+    return { runId, name, status: "accepted" };
   }
 
   /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */
