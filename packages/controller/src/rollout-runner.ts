@@ -12,7 +12,8 @@ export interface RolloutBook {
 export interface RolloutRunnerOptions {
   book: RolloutBook;
   /** False for a target that starts no sandbox (`none`): a rollout then fails at once. */
-  startsSandboxes: boolean;
+  /** Why the target cannot roll out (RolloutRunner fails the rollout with it), or null. */
+  refusal: string | null;
   /** How long one replacement may take to come up before the rollout fails. */
   stepTimeoutMs?: number;
   logger: Logger;
@@ -41,11 +42,11 @@ export class RolloutRunner {
     fence: string,
     now: number,
   ): Promise<{ surge: number; draining: string | null }> {
-    const { book, startsSandboxes, logger } = this.options;
+    const { book, refusal, logger } = this.options;
     const rollout = await book.currentRollout();
     if (!rollout) return { surge: 0, draining: null };
     const before = JSON.stringify(rollout);
-    const surge = this.step(rollout, hosts, now, startsSandboxes);
+    const surge = this.step(rollout, hosts, now, refusal);
     if (JSON.stringify(rollout) !== before) {
       if (rollout.state === "done" || rollout.state === "failed")
         logger.info(
@@ -59,9 +60,9 @@ export class RolloutRunner {
     return { surge, draining };
   }
 
-  private step(rollout: Rollout, hosts: readonly FleetHost[], now: number, startsSandboxes: boolean): number {
+  private step(rollout: Rollout, hosts: readonly FleetHost[], now: number, refusal: string | null): number {
     if (rollout.state === "pending") {
-      if (!startsSandboxes) return this.fail(rollout, now, "this controller's target starts no sandboxes");
+      if (refusal) return this.fail(rollout, now, refusal);
       rollout.state = "running";
       rollout.startedAt = now;
       rollout.steps = hosts

@@ -113,7 +113,7 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
     },
     fleet: new FleetView({ pressure: () => queue.pressure(), registry, board, orders: () => orders.all() }),
     target,
-    rollouts: new RolloutRunner({ book: channel, startsSandboxes: target.startsSandboxes, logger }),
+    rollouts: new RolloutRunner({ book: channel, refusal: target.rolloutRefusal, logger }),
     sizing: {
       minReplicas: config.minReplicas,
       maxReplicas: config.maxReplicas,

@@ -246,6 +246,13 @@ describe("the Kubernetes target, one step at a time against a stand-in API serve
     expect(leader.orders).toEqual([]);
   });
 
+  it("carries out rolling restarts of a Deployment, and refuses those of a StatefulSet, saying why", async () => {
+    expect((await setUp("Deployment", 1)).target.rolloutRefusal).toBeNull();
+    release?.();
+    await standIn?.close();
+    expect((await setUp("StatefulSet", 1)).target.rolloutRefusal).toMatch(/kubectl rollout restart/);
+  });
+
   it("drains and removes a StatefulSet's highest ordinals, whatever their load", async () => {
     const { standIn, target, leader, names } = await setUp("StatefulSet", 3);
     expect(names).toEqual([`${NAME}-0`, `${NAME}-1`, `${NAME}-2`]);

@@ -53,7 +53,7 @@ interface PodsSeen {
  */
 export class KubernetesTarget implements ScaleTarget {
   readonly kind = "kubernetes" as const;
-  readonly startsSandboxes = true;
+  readonly rolloutRefusal: string | null;
   private readonly podName: RegExp;
   private lastError: string | undefined;
 
@@ -62,6 +62,11 @@ export class KubernetesTarget implements ScaleTarget {
     private readonly workload: KubernetesWorkload,
     private readonly logger: Logger,
   ) {
+    // A StatefulSet removes its highest ordinals, which are the replacements, not the old pods.
+    this.rolloutRefusal =
+      workload.kind === "StatefulSet"
+        ? "a StatefulSet removes its highest ordinals, not the old pods: restart it with kubectl rollout restart"
+        : null;
     const name = escapeRegExp(workload.name);
     // A Deployment's pods are <name>-<template hash>-<suffix>; a StatefulSet's <name>-<ordinal>.
     this.podName =

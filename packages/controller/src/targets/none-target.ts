@@ -7,7 +7,7 @@ import { countedHosts, type ScaleTarget } from "./scale-target";
  */
 export class NoneTarget implements ScaleTarget {
   readonly kind = "none" as const;
-  readonly startsSandboxes = false;
+  readonly rolloutRefusal = "the none target starts no sandboxes: restart them where they are run";
 
   async reconcile(_desired: number, hosts: readonly FleetHost[]): Promise<number> {
     return countedHosts(hosts).length;

@@ -26,7 +26,7 @@ export interface ProcessTargetOptions {
  */
 export class ProcessTarget implements ScaleTarget {
   readonly kind = "process" as const;
-  readonly startsSandboxes = true;
+  readonly rolloutRefusal = null;
   private readonly children = new Map<string, { child: ChildProcess; startedAt: number }>();
 
   constructor(private readonly options: ProcessTargetOptions) {}

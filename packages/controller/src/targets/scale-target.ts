@@ -23,8 +23,8 @@ export interface ScaleTarget {
    * Answers the sandboxes the target counts (serving, or starting).
    */
   reconcile(desired: number, hosts: readonly FleetHost[], leader: LeaderActs): Promise<number>;
-  /** Whether this target can start sandboxes (a rolling restart needs it). */
-  readonly startsSandboxes: boolean;
+  /** Why this target cannot carry out a rolling restart, or null when it can. */
+  readonly rolloutRefusal: string | null;
   close(): Promise<void>;
 }
 
