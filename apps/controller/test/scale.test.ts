@@ -41,7 +41,7 @@ describe("oah-controller, process target", () => {
 
     await expectAllCompletedInOrder(f.d, 300);
     await expect
-      .poll(async () => (await f.pool()).controller, { timeout: 10_000 })
+      .poll(async () => (await f.pool()).controller, { timeout: 20_000 })
       .toMatchObject({ target: "process", desiredReplicas: 1, actualReplicas: 1 });
     const { controller } = await f.pool();
     const reasons = new Set(controller!.decisions.map((d: FleetDecision) => d.reason));

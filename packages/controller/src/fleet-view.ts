@@ -21,11 +21,14 @@ export interface FleetSources {
  * A sandbox as the pools' board shows it (its busy slots, whether its report is on time) in
  * the state its order puts it in: an order given since its last report (a drain the leader
  * has just given) already counts, so that the next tick does not pick another victim.
+ * A withdrawn order (uncordon) shows at the host's own next report.
  */
 export function fleetHostOf({ snapshot }: PoolReport, order: HostOrder | null, now: number): FleetHost {
   return {
     hostId: snapshot.hostId,
-    state: nextHostState(snapshot.state, order, snapshot.state === "drained"),
+    // No order is not an uncordon to anticipate: a host that drained clears its own order as it
+    // exits, and must not look active on its way out.
+    state: order ? nextHostState(snapshot.state, order, snapshot.state === "drained") : snapshot.state,
     healthy: now - snapshot.at <= 2 * snapshot.intervalMs,
     busySlots: snapshot.busySlots,
   };
