@@ -24,12 +24,16 @@ import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
 import { Settling } from "./settling";
+import type { EventBus } from "./streams/event-bus";
+import { notifyingStore } from "./streams/notifying-store";
 
 export interface EngineOptions {
   hostId: string;
   store: RunStore;
   queue: SessionQueue;
   signals: RunSignalBus;
+  /** Wakes the event streams of every API process when this process writes events. */
+  events: EventBus;
   maintenanceLock: MaintenanceLock;
   /** Where the pools of every live host are published; null when this process is the only host. */
   board: PoolBoard | null;
@@ -72,7 +76,8 @@ export interface RunEngine {
  * and maintenance (on a worker host), their lifecycle, and the service the API calls.
  */
 export function createEngine(options: EngineOptions): RunEngine {
-  const { store, queue, signals, logger, recovery, hostId, leases } = options;
+  const { queue, signals, events, logger, recovery, hostId, leases } = options;
+  const store = notifyingStore(options.store, events);
   const observers = options.observers ?? {};
   const host: HostContext = {
     hostId,
@@ -120,6 +125,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       queue,
       signals,
+      events,
       logger,
       observers,
       acceptsCommandRuns: options.acceptsCommandRuns,

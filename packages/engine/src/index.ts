@@ -33,4 +33,5 @@ export { RunFailure } from "./run-failure";
 export type { FleetService } from "./service/fleet-service";
 export { type PoolReports, poolOverview } from "./service/pool-overview";
 export type { RequeueRequest, RunService } from "./service/run-service";
+export { type EventBus, type EventNote, type LiveEvent, LocalEventBus } from "./streams/event-bus";
 export { outcomeOf } from "./worker/outcome";

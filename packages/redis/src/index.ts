@@ -1,6 +1,7 @@
 export { type RedisClient, subscriberOf } from "./client";
 export { connectRedis, type RedisTarget } from "./connect";
 export { RedisControllerChannel } from "./coordination/controller-channel";
+export { RedisEventBus } from "./coordination/event-bus";
 export { RedisHostLeases } from "./coordination/host-leases";
 export { RedisHostOrders } from "./coordination/host-orders";
 export { type LeaderView, RedisLeaderLease } from "./coordination/leader-lease";

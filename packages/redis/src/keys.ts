@@ -22,6 +22,8 @@ export function redisKeys(prefix: string) {
     queue: (sessionId: string) => `${base}queue:${sessionId}`,
     /** Pub/sub channel of run signals (cancel requests, tool results). */
     signalChannel: `${base}signals`,
+    /** Pub/sub channel of event notes: events written (by session), and live events (model.delta). */
+    eventChannel: `${base}events`,
     /** Worker leases: `worker:<id>` with a TTL, and their index by expiry. */
     worker: (workerId: string) => `${base}worker:${workerId}`,
     workers: `${base}workers`,

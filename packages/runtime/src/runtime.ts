@@ -7,9 +7,11 @@ import {
   type ControllerChannel,
   createEngine,
   type EngineObservers,
+  type EventBus,
   type HostLeases,
   type HostOrders,
   Liveness,
+  LocalEventBus,
   LocalHostLeases,
   LocalHostOrders,
   LocalRunSignalBus,
@@ -28,6 +30,7 @@ import {
   connectRedis,
   type RedisClient,
   RedisControllerChannel,
+  RedisEventBus,
   RedisHostLeases,
   RedisHostOrders,
   RedisMaintenanceLock,
@@ -161,6 +164,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       : {};
   let queue: SessionQueue;
   let signals: RunSignalBus;
+  let events: EventBus;
   let maintenanceLock: MaintenanceLock = localMaintenanceLock;
   let board: PoolBoard | null = null;
   let registry: WorkerRegistry | null = null;
@@ -173,18 +177,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     leases = new RedisHostLeases(redis, config.redisPrefix);
     queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
     signals = new RedisRunSignalBus(redis, config.redisPrefix);
+    events = new RedisEventBus(redis, config.redisPrefix);
     maintenanceLock = new RedisMaintenanceLock(redis, config.redisPrefix);
     board = new RedisPoolBoard(redis, config.redisPrefix);
     registry = new RedisWorkerRegistry(redis, config.redisPrefix);
   } else {
     queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs });
     signals = new LocalRunSignalBus();
+    events = new LocalEventBus();
   }
   const engine = createEngine({
     hostId,
     store,
     queue,
     signals,
+    events,
     maintenanceLock,
     board,
     executors: createExecutors(config, config.shell === "off" ? null : commands),
@@ -221,6 +228,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       commands?.close?.();
       await queue.close();
       await signals.close();
+      await events.close();
       redis?.disconnect();
       await store.close();
     },
