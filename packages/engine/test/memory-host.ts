@@ -7,6 +7,8 @@ import type { Claim, StartResult } from "@oah/store";
 import { MemoryRunStore } from "@oah/store/memory";
 import {
   createEngine,
+  type EventBus,
+  type EventStreamSettings,
   type ExecutionContext,
   type ExecutionResult,
   type Executor,
@@ -82,6 +84,9 @@ export class RecordingExecutor implements Executor {
 export interface MemoryHostOptions {
   pool?: Partial<PoolOptions>;
   recovery?: Partial<MaintenanceSettings>;
+  /** The event bus (a local one by default). */
+  events?: EventBus;
+  streams?: Partial<EventStreamSettings>;
 }
 
 /**
@@ -123,7 +128,8 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     store,
     queue,
     signals,
-    events: new LocalEventBus(),
+    events: options.events ?? new LocalEventBus(),
+    streams: options.streams,
     maintenanceLock: localMaintenanceLock,
     board: null,
     executors: new Map([["script", executor]]),
@@ -143,7 +149,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     drainTimeoutMs: 2_000,
     recovery,
   });
-  const { lifecycle, service, fleet } = engine;
+  const { lifecycle, service, fleet, streams } = engine;
   /** What the maintenance tasks use of this host. */
   const maintenanceHost: MaintenanceHost = { hostId, store, queue, leases, logger: silentLogger };
 
@@ -154,6 +160,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     lifecycle,
     service,
     fleet,
+    streams,
     orders,
     recovery,
     maintenanceHost,

@@ -51,7 +51,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-  ): Promise<{ route: string; status: number }> {
+  ): Promise<{ route: string; status: number; untimed?: boolean }> {
     const path = url.pathname;
     const refused = (
       code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
@@ -80,7 +80,7 @@ export function createApiServer(options: ApiServerOptions): Server {
         return { route: "/trpc", status: sendError(res, error, { allow: "GET, POST" }) };
       }
       await trpc(req, res);
-      return { route: "/trpc", status: res.statusCode };
+      return { route: "/trpc", status: res.statusCode, untimed: wantsEventStream(req.headers) };
     }
     const match = matchRoute(req.method ?? "GET", path);
     if (match.kind === "none") {
@@ -110,7 +110,8 @@ export function createApiServer(options: ApiServerOptions): Server {
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
       await serveEventStream(res, items, STREAM_KEEPALIVE_MS, closed.signal);
-      return { route: `${route.path} (stream)`, status: 200 };
+      // Its life is not a request's latency: counted by oah_event_streams_open, not timed.
+      return { route: `${route.path} (stream)`, status: 200, untimed: true };
     }
     const body = req.method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : undefined;
     const query = Object.fromEntries(url.searchParams);
@@ -135,7 +136,8 @@ export function createApiServer(options: ApiServerOptions): Server {
         discardUnreadBody(req);
         const { status } = done;
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
+        if (!done.untimed)
+          metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
         const entry = { method: req.method, path: url.pathname, status, ms: Math.round(seconds * 1000) };
         if (status >= 500) logger.warn(entry, "request");
         else logger.debug(entry, "request");
