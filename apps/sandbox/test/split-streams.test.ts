@@ -56,7 +56,12 @@ describe("split mode: event streams served by oah-api, runs executed by two oah-
     for (let i = 0; i < RUNS; i++) {
       const { run } = await client.submit(sessionId, {
         executor: "script",
-        input: { steps: [{ type: "sleep", ms: sleepMs }, { type: "output", value: { i } }] },
+        input: {
+          steps: [
+            { type: "sleep", ms: sleepMs },
+            { type: "output", value: { i } },
+          ],
+        },
       });
       ids.push(run.id);
     }

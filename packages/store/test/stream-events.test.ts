@@ -101,9 +101,9 @@ describe("event streams on postgres: transactions that commit out of id order", 
     expect(both.events.map((e) => e.id)).toEqual([low, high]);
     expect(both.unsettled).toBe(false);
     const point = await store.eventPosition({ sessionId: "st-pg" }, low);
-    expect((await store.streamEvents({ sessionId: "st-pg" }, point!.position, 10)).events.map((e) => e.id)).toEqual(
-      [high],
-    );
+    expect(
+      (await store.streamEvents({ sessionId: "st-pg" }, point!.position, 10)).events.map((e) => e.id),
+    ).toEqual([high]);
   });
 
   it("orders by commit, not by id, when the later-numbered event's transaction began first", async () => {
