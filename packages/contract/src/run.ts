@@ -52,6 +52,20 @@ export interface RunEvent {
   data: Record<string, unknown> | null;
 }
 
+/**
+ * A model's text as it is written, as the event streams show it live: never stored (the
+ * stored `model.completed` keeps the whole text), so it has no `id` of its own.
+ */
+export interface ModelDeltaEvent {
+  runId: string;
+  type: "model.delta";
+  at: string;
+  data: { stepId: number; index: number; text: string };
+}
+
+/** What an event stream delivers: the stored events in commit order, and the live deltas between them. */
+export type StreamedEvent = RunEvent | ModelDeltaEvent;
+
 export interface RunStep {
   id: number;
   runId: string;
