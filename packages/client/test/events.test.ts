@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createClient, OahApiError, type StreamedEvent } from "../src";
+import { createClient, OahApiError } from "../src";
+import { collect } from "./collect";
 import { fakeFetch, json, RUN_ID, runWith } from "./fake-fetch";
 
 const BASE = "http://api.test";
@@ -42,12 +43,6 @@ function sse(chunks: string[], breakOff = false): Response {
     },
   });
   return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
-}
-
-async function collect(events: AsyncIterable<StreamedEvent>): Promise<StreamedEvent[]> {
-  const seen: StreamedEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
 }
 
 describe("events", () => {
