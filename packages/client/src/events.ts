@@ -1,5 +1,5 @@
 import type { RunEvent, StreamedEvent } from "@oah/contract";
-import { TERMINAL_EVENT } from "@oah/core";
+import { API_ERROR_STATUS, type ApiErrorCode, TERMINAL_EVENT } from "@oah/core";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { errorFromAnswer, OahApiError, OahNetworkError } from "./errors";
 import { delay } from "./timers";
@@ -95,9 +95,16 @@ async function* messages(
   }
 }
 
+/**
+ * The event a message carries. An `error` message is the API's error body, the only way it
+ * can refuse once the stream has started (it ends the stream after it): thrown with the
+ * status its code stands for, so that it is retried or not as the same answer before the
+ * stream would be.
+ */
 function eventOf(message: EventSourceMessage, url: string): StreamedEvent {
+  let parsed: unknown;
   try {
-    return JSON.parse(message.data) as StreamedEvent;
+    parsed = JSON.parse(message.data);
   } catch {
     throw new OahApiError({
       code: "internal_error",
@@ -108,6 +115,15 @@ function eventOf(message: EventSourceMessage, url: string): StreamedEvent {
       url,
     });
   }
+  if (message.event === "error") {
+    const code = (parsed as { error?: { code?: unknown } }).error?.code;
+    const status =
+      typeof code === "string" && Object.hasOwn(API_ERROR_STATUS, code)
+        ? API_ERROR_STATUS[code as ApiErrorCode]
+        : 500;
+    throw errorFromAnswer(status, message.data, { method: "GET", url });
+  }
+  return parsed as StreamedEvent;
 }
 
 /**

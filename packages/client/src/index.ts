@@ -3,7 +3,7 @@ export type {
   CancelResult,
   HostOrderAccepted,
   JsonValue,
-  ModelDeltaEvent,
+  LiveRunEvent,
   PoolOverview,
   RequeueAccepted,
   Run,

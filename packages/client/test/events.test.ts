@@ -128,6 +128,25 @@ describe("events", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("takes an error the stream ends with as the answer it stands for: a 5xx is retried, a 4xx thrown", async () => {
+    const error = (code: string) =>
+      `event: error\ndata: ${JSON.stringify({ error: { code, message: code } })}\n\n`;
+    const answers = [
+      () => sse([message(stored(1, "run.started")), error("internal_error")]),
+      () => sse([message(stored(2, "tool.started")), error("run_not_found")]),
+    ];
+    const { fetch, seen } = fakeFetch(() => answers[seen.length - 1]!());
+    const events: unknown[] = [];
+    const thrown = await (async () => {
+      for await (const event of createClient({ baseUrl: BASE, fetch }).events({ runId: RUN_ID }, FAST)) {
+        events.push(event);
+      }
+    })().catch((e: unknown) => e);
+    expect(events).toEqual([stored(1, "run.started"), stored(2, "tool.started")]);
+    expect(thrown).toMatchObject({ name: "OahApiError", code: "run_not_found", status: 404 });
+    expect(seen).toHaveLength(2);
+  });
+
   it("refuses an answer that is not an event stream", async () => {
     const { fetch } = fakeFetch(() => json(200, { items: [] }));
     await expect(

@@ -52,19 +52,16 @@ export interface RunEvent {
   data: Record<string, unknown> | null;
 }
 
-/**
- * A model's text as it is written, as the event streams show it live: never stored (the
- * stored `model.completed` keeps the whole text), so it has no `id` of its own.
- */
-export interface ModelDeltaEvent {
+/** A live event of a stream: never stored, so without an id of its own (a model's text as it is written). */
+export interface LiveRunEvent {
   runId: string;
   type: "model.delta";
   at: string;
-  data: { stepId: number; index: number; text: string };
+  data: Record<string, unknown>;
 }
 
-/** What an event stream delivers: the stored events in commit order, and the live deltas between them. */
-export type StreamedEvent = RunEvent | ModelDeltaEvent;
+/** What an event stream gives: the stored events, in commit order, and live ones between them. */
+export type StreamedEvent = RunEvent | LiveRunEvent;
 
 export interface RunStep {
   id: number;
