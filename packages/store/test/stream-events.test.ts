@@ -56,9 +56,8 @@ describe.each(IN_PROCESS_STORE_KINDS)("event streams on %s", (kind) => {
   });
 
   it("reads of many streams at once (one statement on PostgreSQL) each get their own events", async () => {
-    const runs = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => store.createRun(newRun(`st-many-${i % 3}`))),
-    );
+    const runs = [];
+    for (let i = 0; i < 6; i++) runs.push(await store.createRun(newRun(`st-many-${i % 3}`)));
     const pages = await Promise.all([
       ...[0, 1, 2].map((i) => settledRead(store, { sessionId: `st-many-${i}` }, STREAM_START, 10)),
       ...runs.map(({ run }) => settledRead(store, { runId: run.id }, STREAM_START, 10)),
