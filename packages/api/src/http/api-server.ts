@@ -28,6 +28,13 @@ export interface ApiServerOptions {
   isReady: () => Promise<boolean>;
 }
 
+/** What a request came to, for its metrics: `untimed` for a stream, whose life is not a latency. */
+interface RouteOutcome {
+  route: string;
+  status: number;
+  untimed?: boolean;
+}
+
 /** The most calls one tRPC batch may hold; more is a 400. */
 export const MAX_BATCH_SIZE = 10;
 
@@ -49,11 +56,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     createContext: () => context,
   });
 
-  async function route(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-  ): Promise<{ route: string; status: number; untimed?: boolean }> {
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<RouteOutcome> {
     const path = url.pathname;
     const refused = (
       code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
@@ -127,7 +130,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? "/", "http://localhost");
     route(req, res, url)
-      .catch((error: unknown) => {
+      .catch((error: unknown): RouteOutcome => {
         const status = res.headersSent ? res.statusCode : sendError(res, error);
         if (status >= 500)
           logger.error({ err: error, method: req.method, path: url.pathname }, "request failed");
