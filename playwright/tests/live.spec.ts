@@ -1,16 +1,31 @@
 import { submit, waitForRun } from "@oah/testing";
+import type { Page } from "@playwright/test";
 import { expect, row, test } from "../fixtures";
+import { startConsole } from "../support/console";
+import { startRelay } from "../support/relay";
+
+const badge = (page: Page) => page.getByTestId("live-state");
+
+/** The console's calls of one query procedure (not its subscriptions), as the page makes them from now on. */
+function countCalls(page: Page, procedure: string): () => number {
+  let calls = 0;
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === `/api/trpc/${procedure}`) calls++;
+  });
+  return () => calls;
+}
 
 test.describe("live data", () => {
   test("the runs table and the counts refresh on their own", async ({ page, api }) => {
     await page.goto("/storage");
     await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
+    await expect(badge(page)).toHaveAttribute("data-state", "live");
     const before = Number(
       await page.getByTestId("overview-status-completed").locator(".card-count").getAttribute("data-count"),
     );
     const run = await submit(api, "live-check", [{ type: "output", value: "fresh" }]);
     await waitForRun(api, run.id, (r) => r.status === "completed");
-    // No reload: the next refetch brings the run and the new count.
+    // No reload: the change announced by the stream brings the run and the new count.
     await expect(row(page, run.id)).toBeVisible({ timeout: 10_000 });
     await expect(row(page, run.id)).toContainText("completed");
     await expect(page.getByTestId("overview-status-completed").locator(".card-count")).not.toHaveAttribute(
@@ -19,7 +34,7 @@ test.describe("live data", () => {
     );
   });
 
-  test("a failed refresh shows a banner and keeps the last data", async ({ page }) => {
+  test("a failed refresh shows a banner and keeps the last data", async ({ page, api }) => {
     await page.goto("/storage");
     const rows = page.locator("table.runs-table tbody tr");
     await expect(rows.first()).toBeVisible();
@@ -38,6 +53,8 @@ test.describe("live data", () => {
         }),
       }),
     );
+    // While live, the table refetches when something changed: a new run.
+    await submit(api, "live-check", [{ type: "output", value: "unseen" }]);
     const banner = page.getByRole("alert").filter({ hasText: "Refresh failed" });
     await expect(banner).toBeVisible({ timeout: 15_000 });
     await expect(banner).toContainText("cannot reach oah-api");
@@ -49,7 +66,7 @@ test.describe("live data", () => {
 
     await page.unroute("**/api/trpc/admin.runs**");
     await expect(banner).toBeHidden({ timeout: 15_000 });
-    await expect(rows).toHaveCount(count);
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(count);
   });
 
   test("the console says what to do when oah-api cannot be reached at all", async ({ page }) => {
@@ -70,5 +87,71 @@ test.describe("live data", () => {
     await expect(page.getByText("Could not load runs.")).toBeVisible({ timeout: 15_000 });
     await expect(page.getByText("Check that oah-api is running").first()).toBeVisible();
     await expect(page.getByRole("button", { name: "Retry" }).first()).toBeVisible();
+  });
+
+  test("the run page follows the run's stream: its events and status as they happen, no periodic refresh", async ({
+    page,
+    api,
+  }) => {
+    const run = await submit(api, "live-run", [
+      { type: "shell", command: "echo 'draft ready'" },
+      { type: "wait_tool", name: "approve" },
+      { type: "shell", command: "echo 'approved'" },
+      { type: "output", value: "shipped" },
+    ]);
+    await waitForRun(api, run.id, (r) => r.status === "waiting_tool");
+    await page.goto(`/runs/${run.id}`);
+    await expect(page.getByTestId("run-status")).toHaveText("waiting_tool");
+    await expect(badge(page)).toHaveAttribute("data-state", "live");
+    await expect(badge(page)).toHaveText("live");
+    await expect(page.locator('tr[data-event-type="run.waiting_tool"]')).toBeVisible();
+
+    const eventCalls = countCalls(page, "runs.events");
+    const resumed = await api.post(`/api/v1/runs/${run.id}/tool-results`, {
+      name: "approve",
+      output: { ok: true },
+    });
+    expect(resumed.status).toBe(202);
+
+    // The periodic refresh is off while the stream is held: whatever appears came by the stream.
+    await expect(page.locator('tr[data-event-type="run.resumed"]')).toBeVisible({ timeout: 5_000 });
+    await expect(page.locator('tr[data-event-type="run.completed"]')).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByTestId("run-status")).toHaveText("completed");
+    await expect(page.getByRole("list", { name: "Steps" }).locator(".step")).toHaveCount(
+      (await api.get<{ items: unknown[] }>(`/api/v1/runs/${run.id}/steps`)).body.items.length,
+    );
+    expect(eventCalls()).toBe(0);
+    // A finished run's stream ends: the page is back on its (slow) refresh, and says nothing of a stream.
+    await expect(badge(page)).toHaveCount(0);
+  });
+
+  test("the badge says reconnecting while oah-api is away, and live again once it is back", async ({
+    page,
+    state,
+  }) => {
+    const relay = await startRelay(state.apiUrl);
+    const web = await startConsole({ OAH_API_URL: relay.url });
+    try {
+      await page.goto(`${web.url}/storage`);
+      await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
+      await expect(badge(page)).toHaveAttribute("data-state", "live");
+
+      const overviewCalls = countCalls(page, "admin.overview");
+      await relay.stop();
+      await expect(badge(page)).toHaveAttribute("data-state", "reconnecting");
+      await expect(badge(page)).toContainText("reconnecting");
+      // Without the stream the page falls back on its periodic refresh (which fails while the API is away).
+      await expect.poll(overviewCalls, { timeout: 10_000 }).toBeGreaterThan(0);
+
+      await relay.start();
+      await expect(badge(page)).toHaveAttribute("data-state", "live", { timeout: 20_000 });
+      await expect(badge(page)).toContainText("live");
+      await expect(page.getByRole("alert").filter({ hasText: "Refresh failed" })).toBeHidden({
+        timeout: 15_000,
+      });
+    } finally {
+      await web.stop();
+      await relay.stop();
+    }
   });
 });
