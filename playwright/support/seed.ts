@@ -1,14 +1,5 @@
-import type { Run } from "@oah/contract";
-import {
-  crashAsked,
-  crashingStep,
-  getRun,
-  isTerminal,
-  type SplitDeployment,
-  submit,
-  waitFor,
-  waitForRun,
-} from "@oah/testing";
+import { createClient, type Run, type SubmitRunRequest } from "@oah/client";
+import { crashAsked, crashingStep, isTerminal, type SplitDeployment, waitFor } from "@oah/testing";
 import type { E2EState } from "./state";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery acts within seconds. */
@@ -41,11 +32,16 @@ async function keepSandboxes(d: SplitDeployment): Promise<void> {
  * sandboxes were killed. Nothing is written to the database by hand.
  */
 export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
-  const c = d.client;
+  const c = createClient({ baseUrl: d.api.url, token: d.env.OAH_API_TOKEN });
+  type Steps = Extract<SubmitRunRequest, { executor?: "script" }>["input"]["steps"];
+  const submit = async (
+    sessionId: string,
+    steps: Steps,
+    extra: { workspaceId?: string; timeoutMs?: number } = {},
+  ) => (await c.submit(sessionId, { input: { steps }, ...extra })).run;
 
   // A run waiting for a client tool when its sandbox dies: requeue_running quarantines it.
   const waiting = await submit(
-    c,
     "approvals-17",
     [
       { type: "shell", command: "echo 'draft ready'" },
@@ -53,35 +49,20 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     ],
     { workspaceId: "approvals" },
   );
-  await waitForRun(c, waiting.id, (r) => r.status === "waiting_tool");
+  await c.wait(waiting.id, { until: ["waiting_tool"], timeoutMs: 30_000 });
 
   // Runs that kill every sandbox they land on until recovery gives up on them (max attempts 2).
   // Runs whose sandboxes crash (killed from outside) on each execution until recovery gives up on them.
-  const killerA = await submit(
-    c,
-    "import-batch-a",
-    [crashingStep(3), { type: "output", value: "survived" }],
-    {
-      workspaceId: "killer-a",
-    },
-  );
-  const killerB = await submit(
-    c,
-    "import-batch-b",
-    [crashingStep(3), { type: "output", value: "survived" }],
-    {
-      workspaceId: "killer-b",
-    },
-  );
+  const killerA = await submit("import-batch-a", [crashingStep(3), { type: "output", value: "survived" }], {
+    workspaceId: "killer-a",
+  });
+  const killerB = await submit("import-batch-b", [crashingStep(3), { type: "output", value: "survived" }], {
+    workspaceId: "killer-b",
+  });
   // One whose sandbox crashes once: recovery requeues it and it completes.
-  const flaky = await submit(
-    c,
-    "nightly-report",
-    [crashingStep(1), { type: "output", value: { rows: 1284 } }],
-    {
-      workspaceId: "flaky",
-    },
-  );
+  const flaky = await submit("nightly-report", [crashingStep(1), { type: "output", value: { rows: 1284 } }], {
+    workspaceId: "flaky",
+  });
   const crashes = [
     { run: killerA, workspaceId: "killer-a" },
     { run: killerB, workspaceId: "killer-b" },
@@ -89,7 +70,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   ];
 
   const settled = async (): Promise<boolean> => {
-    const [a, b, f] = await Promise.all([getRun(c, killerA.id), getRun(c, killerB.id), getRun(c, flaky.id)]);
+    const [a, b, f] = await Promise.all([c.get(killerA.id), c.get(killerB.id), c.get(flaky.id)]);
     return a.recoveryState === "quarantined" && b.recoveryState === "quarantined" && isTerminal(f);
   };
   await waitFor(
@@ -105,7 +86,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   );
 
   // If the waiting run's sandbox survived the killers, kill it: recovery must quarantine the run.
-  let w = await getRun(c, waiting.id);
+  let w = await c.get(waiting.id);
   if (w.status === "waiting_tool") {
     const owner = alive(d).find((s) => w.workerId?.includes(`-${s.child.pid}-`));
     if (!owner) throw new Error(`cannot find the sandbox of ${waiting.id} (${w.workerId})`);
@@ -113,7 +94,14 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     await owner.exited;
     await keepSandboxes(d);
   }
-  w = await waitForRun(c, waiting.id, (r) => r.recoveryState === "quarantined", 30_000);
+  w = await waitFor(
+    "the waiting run to be quarantined",
+    async () => {
+      const run = await c.get(waiting.id);
+      return run.recoveryState === "quarantined" && run;
+    },
+    30_000,
+  );
   await keepSandboxes(d);
 
   // Ordinary traffic: completed runs over a few sessions, in waves so that the pool has work to size.
@@ -121,7 +109,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   for (let wave = 0; wave < 6; wave++) {
     const batch = await Promise.all(
       [1, 2, 3, 4].map((n) =>
-        submit(c, `checkout-${n}`, [
+        submit(`checkout-${n}`, [
           { type: "shell", command: `echo "order ${wave * 4 + n}"; sleep 0.${2 + n}` },
           { type: "output", value: { order: wave * 4 + n, ok: true } },
         ]),
@@ -129,33 +117,32 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     );
     completed.push(...batch);
   }
-  const plainFailed = await submit(c, "etl-daily", [
+  const plainFailed = await submit("etl-daily", [
     { type: "shell", command: "echo 'loading'; echo 'bad row 17' >&2; exit 3" },
   ]);
-  const executorFailed = await submit(c, "webhook-sync", [
+  const executorFailed = await submit("webhook-sync", [
     { type: "fail", code: "executor_failed", message: "upstream answered 502" },
   ]);
-  const toolTimedOut = await submit(c, "etl-hourly", [{ type: "shell", command: "sleep 5", timeoutMs: 300 }]);
+  const toolTimedOut = await submit("etl-hourly", [{ type: "shell", command: "sleep 5", timeoutMs: 300 }]);
   const timedOut = await Promise.all([
-    submit(c, "crawler-eu", [{ type: "sleep", ms: 5000 }], { timeoutMs: 400 }),
-    submit(c, "crawler-us", [{ type: "sleep", ms: 5000 }], { timeoutMs: 500 }),
+    submit("crawler-eu", [{ type: "sleep", ms: 5000 }], { timeoutMs: 400 }),
+    submit("crawler-us", [{ type: "sleep", ms: 5000 }], { timeoutMs: 500 }),
   ]);
-  const toCancel = await submit(c, "backfill-2024", [{ type: "sleep", ms: 30_000 }]);
-  await waitForRun(c, toCancel.id, (r) => r.status === "running");
-  const cancelled = await c.post(`/api/v1/runs/${toCancel.id}/cancel`);
-  if (cancelled.status !== 202) throw new Error(`cancel: ${cancelled.status}`);
+  const toCancel = await submit("backfill-2024", [{ type: "sleep", ms: 30_000 }]);
+  await c.wait(toCancel.id, { until: ["running"], timeoutMs: 30_000 });
+  await c.cancel(toCancel.id);
 
   const all = [...completed, plainFailed, executorFailed, toolTimedOut, ...timedOut, toCancel];
-  const ended = await Promise.all(all.map((r) => waitForRun(c, r.id, isTerminal, 30_000)));
+  const ended = await Promise.all(all.map((r) => c.wait(r.id, { timeoutMs: 30_000 })));
   const expect = (run: Run, status: string) => {
     if (run.status !== status) throw new Error(`seed: ${run.id} ended ${run.status}, expected ${status}`);
   };
   for (const r of ended.slice(0, completed.length)) expect(r, "completed");
   expect(ended[completed.length]!, "failed");
-  expect(await getRun(c, flaky.id), "completed");
-  expect(await getRun(c, toolTimedOut.id), "failed");
-  for (const r of timedOut) expect(await getRun(c, r.id), "timed_out");
-  expect(await getRun(c, toCancel.id), "cancelled");
+  expect(await c.get(flaky.id), "completed");
+  expect(await c.get(toolTimedOut.id), "failed");
+  for (const r of timedOut) expect(await c.get(r.id), "timed_out");
+  expect(await c.get(toCancel.id), "cancelled");
 
   return {
     killerA: killerA.id,

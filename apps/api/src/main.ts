@@ -20,6 +20,7 @@ runHostCommand({
       createApiServer({
         service: runtime.engine.service,
         fleet: runtime.engine.fleet,
+        streams: runtime.engine.streams,
         metrics,
         logger,
         apiToken: config.apiToken,

@@ -4,7 +4,8 @@
 // (OAH_SHELL=unsafe-host: /bin/sh in a process group, as before the sandbox),
 // alternating. Figures: the step's own duration as the run records it (spawn to
 // exit, output read) and the run's (started_at → ended_at). No peer runs commands.
-import { ApiClient, createTempDir, startOah } from "@oah/testing";
+import { createClient } from "@oah/client";
+import { createTempDir, startOah } from "@oah/testing";
 import { log } from "../log";
 import { percentile, round } from "../stats";
 
@@ -21,20 +22,6 @@ export interface CommandCostResult {
 
 const WARM_UP = 10;
 
-interface RunView {
-  status: string;
-  startedAt: string | null;
-  endedAt: string | null;
-}
-
-async function finished(client: ApiClient, id: string): Promise<RunView> {
-  for (;;) {
-    const { run } = (await client.get<{ run: RunView }>(`/api/v1/runs/${id}`)).body;
-    if (run.endedAt) return run;
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
 export async function commandCostOnce(mode: CommandMode, samples: number): Promise<CommandCostResult> {
   const dir = createTempDir("oah-bench-");
   const api = await startOah("oah-api", {
@@ -47,23 +34,19 @@ export async function commandCostOnce(mode: CommandMode, samples: number): Promi
     },
   });
   try {
-    const client = new ApiClient(api.url);
+    const client = createClient({ baseUrl: api.url });
     const steps: number[] = [];
     const runs: number[] = [];
     for (let i = 0; i < samples + WARM_UP; i++) {
-      const res = await client.post<{ run: { id: string } }>(`/api/v1/sessions/cmd-${i}/runs`, {
+      const submitted = await client.submit(`cmd-${i}`, {
         input: { steps: [{ type: "shell", command: "echo hi" }] },
       });
-      if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
-      const run = await finished(client, res.body.run.id);
-      if (run.status !== "completed") throw new Error(`run ${res.body.run.id} ended ${run.status}`);
+      // Read often: the next sample waits for this one, and the figures come from the run's own times.
+      const run = await client.wait(submitted.run.id, { intervalMs: 1 });
+      if (run.status !== "completed") throw new Error(`run ${run.id} ended ${run.status}`);
       if (i < WARM_UP) continue;
-      const { items } = (
-        await client.get<{ items: { output: { durationMs: number } }[] }>(
-          `/api/v1/runs/${res.body.run.id}/steps`,
-        )
-      ).body;
-      steps.push(items[0]!.output.durationMs);
+      const [step] = await client.steps(run.id);
+      steps.push((step!.output as { durationMs: number }).durationMs);
       runs.push(Date.parse(run.endedAt!) - Date.parse(run.startedAt!));
     }
     const result = {

@@ -1,10 +1,12 @@
 import { adminRouter } from "./routers/admin";
 import { fleetRouter } from "./routers/fleet";
 import { runsRouter } from "./routers/runs";
+import { sessionsRouter } from "./routers/sessions";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   runs: runsRouter,
+  sessions: sessionsRouter,
   admin: adminRouter,
   fleet: fleetRouter,
 });

@@ -1,17 +1,23 @@
 import { findJsonProblem } from "@oah/contract";
 import { OahError } from "@oah/core";
-import type { FleetService, RunService } from "@oah/engine";
+import type { FleetService, RunService, StreamService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { toApiError, toTrpcError } from "./errors";
+
+/** How often an idle event stream gets a keep-alive comment (SPEC §12: 15 s). */
+export const STREAM_KEEPALIVE_MS = 15_000;
 
 export interface ApiContext {
   service: RunService;
   fleet: FleetService;
+  streams: StreamService;
 }
 
 const t = initTRPC.context<ApiContext>().create({
   // Stack traces stay in the server's logs, never in answers.
   isDev: false,
+  // A comment on an idle stream, as the HTTP streams send one (http/event-stream.ts), so that proxies keep it open.
+  sse: { ping: { enabled: true, intervalMs: STREAM_KEEPALIVE_MS } },
   errorFormatter({ shape, error }) {
     const { status, body } = toApiError(error);
     return {

@@ -7,12 +7,15 @@ import type {
   Run,
   RunEvent,
   RunStep,
+  StreamedEvent,
   SubmitRunRequest,
   SubmitRunResult,
   ToolResultAccepted,
 } from "@oah/contract";
-import { type RunStatus, TERMINAL_STATUSES } from "@oah/core";
+import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "@oah/core";
 import { errorFromAnswer, OahApiError, OahNetworkError, OahWaitTimeout, parseBody } from "./errors";
+import { type EventsOptions, type EventsTarget, streamEvents } from "./events";
+import { delay, MAX_TIMER_MS } from "./timers";
 
 /** The `fetch` the client calls: the global one, or one of the caller's (a test's fake, a wrapped one). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -67,6 +70,14 @@ export interface OahClient {
   listRuns(sessionId: string, page?: PageOptions): Promise<Page<Run>>;
   /** A page of a run's events in order; the cursor is an event's `id`. */
   listEvents(runId: string, page?: PageOptions): Promise<Page<RunEvent>>;
+  /**
+   * The events of a run (`{runId}`) or of a session (`{sessionId}`) as they happen: the stored
+   * ones, each once and in commit order, and the live `model.delta` ones (no `id`) between
+   * them. It reconnects by itself, resuming after the last stored event it gave; a run's
+   * stream ends after the run's terminal event, a session's only when `signal` aborts. An
+   * answer of 4xx rejects the iteration with an `OahApiError`.
+   */
+  events(target: EventsTarget, options?: EventsOptions): AsyncGenerator<StreamedEvent, void, undefined>;
   steps(runId: string): Promise<RunStep[]>;
   cancel(runId: string): Promise<CancelResult>;
   /** The result of the tool the run waits for (`waitingTool`). */
@@ -89,25 +100,6 @@ interface RequestParts {
 }
 
 const seg = encodeURIComponent;
-
-/** The longest delay a timer takes (a longer one would fire at once). */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** A promise that resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** A client of oah's HTTP API. Every refusal is an `OahApiError`, every failure to reach it an `OahNetworkError`. */
 export function createClient(options: ClientOptions): OahClient {
@@ -180,6 +172,17 @@ export function createClient(options: ClientOptions): OahClient {
       request<Page<RunEvent>>("GET", `/api/v1/runs/${seg(runId)}/events`, {
         query: { after: page.after, limit: page.limit },
       }),
+    events: (target, events) =>
+      streamEvents(
+        {
+          base,
+          fetch: fetchImpl,
+          auth,
+          runEnded: async (runId, signal) => isTerminal((await get(runId, signal)).status),
+        },
+        target,
+        events,
+      ),
     steps: async (runId) =>
       (await request<{ items: RunStep[] }>("GET", `/api/v1/runs/${seg(runId)}/steps`)).items,
     cancel: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/cancel`),

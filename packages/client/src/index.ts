@@ -3,11 +3,13 @@ export type {
   CancelResult,
   HostOrderAccepted,
   JsonValue,
+  LiveRunEvent,
   PoolOverview,
   RequeueAccepted,
   Run,
   RunEvent,
   RunStep,
+  StreamedEvent,
   SubmitRunRequest,
   SubmitRunResult,
   ToolResultAccepted,
@@ -31,3 +33,4 @@ export {
   OahNetworkError,
   OahWaitTimeout,
 } from "./errors";
+export type { EventsOptions, EventsTarget, ReconnectOptions } from "./events";

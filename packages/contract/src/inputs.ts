@@ -107,3 +107,24 @@ export const listRunEventsInput = z.strictObject({
   limit: wholeNumber(1, 1000).default(1000),
 });
 export type ListRunEventsInput = z.infer<typeof listRunEventsInput>;
+
+export const listSessionEventsInput = z.strictObject({
+  sessionId: sessionIdSchema,
+  /** The id of the event after which to continue: a previous page's `nextCursor`, or a stream's last id. */
+  after: wholeNumber(0).optional(),
+  limit: wholeNumber(1, 1000).default(1000),
+});
+export type ListSessionEventsInput = z.infer<typeof listSessionEventsInput>;
+
+/**
+ * An event stream's input, HTTP and tRPC alike: resume after the event `after` (HTTP also
+ * takes it as `Last-Event-ID`; tRPC's reconnects send `lastEventId`, the same id).
+ */
+const streamFrom = {
+  after: wholeNumber(0).optional(),
+  lastEventId: wholeNumber(0).optional(),
+};
+export const runEventsStreamInput = z.strictObject({ runId: runIdSchema, ...streamFrom });
+export type RunEventsStreamInput = z.infer<typeof runEventsStreamInput>;
+export const sessionEventsStreamInput = z.strictObject({ sessionId: sessionIdSchema, ...streamFrom });
+export type SessionEventsStreamInput = z.infer<typeof sessionEventsStreamInput>;

@@ -1,4 +1,5 @@
 import type {
+  LiveEventType,
   RecoveryState,
   RunEventType,
   RunMetadata,
@@ -51,6 +52,17 @@ export interface RunEvent {
   at: string;
   data: Record<string, unknown> | null;
 }
+
+/** A live event of a stream: never stored, so without an id of its own (a model's text as it is written). */
+export interface LiveRunEvent {
+  runId: string;
+  type: LiveEventType;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** What an event stream gives: the stored events, in commit order, and live ones between them. */
+export type StreamedEvent = RunEvent | LiveRunEvent;
 
 export interface RunStep {
   id: number;

@@ -23,9 +23,12 @@ import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
 import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
+import { StreamService } from "./service/stream-service";
 import { Settling } from "./settling";
 import type { EventBus } from "./streams/event-bus";
+import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
 import { notifyingStore } from "./streams/notifying-store";
+import { StreamHub } from "./streams/stream-hub";
 
 export interface EngineOptions {
   hostId: string;
@@ -34,6 +37,8 @@ export interface EngineOptions {
   signals: RunSignalBus;
   /** Wakes the event streams of every API process when this process writes events. */
   events: EventBus;
+  /** How the event streams this process serves read the store; DEFAULT_STREAM_SETTINGS by default. */
+  streams?: Partial<EventStreamSettings>;
   maintenanceLock: MaintenanceLock;
   /** Where the pools of every live host are published; null when this process is the only host. */
   board: PoolBoard | null;
@@ -69,6 +74,7 @@ export interface RunEngine {
   lifecycle: HostLifecycle;
   service: RunService;
   fleet: FleetService;
+  streams: StreamService;
 }
 
 /**
@@ -87,6 +93,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     active: new ActiveRuns(),
     logger,
     observers,
+    events,
     hooks: options.hooks ?? new HookRunner({ hooks: [], timeoutMs: 1, commands: null, env: () => ({}) }),
     workspaceRoot: options.workspaceRoot,
     finishRetryMs: recovery.staleAfterMs,
@@ -125,7 +132,6 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       queue,
       signals,
-      events,
       logger,
       observers,
       acceptsCommandRuns: options.acceptsCommandRuns,
@@ -133,5 +139,10 @@ export function createEngine(options: EngineOptions): RunEngine {
       maxAttempts: recovery.maxAttempts,
     }),
     fleet: new FleetService({ pools, orders: options.orders, controller: options.controller, logger }),
+    streams: new StreamService({
+      store,
+      hub: new StreamHub(events),
+      settings: { ...DEFAULT_STREAM_SETTINGS, ...options.streams },
+    }),
   };
 }

@@ -33,5 +33,7 @@ export { RunFailure } from "./run-failure";
 export type { FleetService } from "./service/fleet-service";
 export { type PoolReports, poolOverview } from "./service/pool-overview";
 export type { RequeueRequest, RunService } from "./service/run-service";
+export type { StreamService } from "./service/stream-service";
 export { type EventBus, type EventNote, type LiveEvent, LocalEventBus } from "./streams/event-bus";
+export { DEFAULT_STREAM_SETTINGS, type EventStreamSettings, type StreamItem } from "./streams/event-stream";
 export { outcomeOf } from "./worker/outcome";

@@ -1,4 +1,5 @@
 export { openRunStore, type StoreLocation, sqliteFileFor } from "./open-store";
+export { STREAM_START } from "./ops/stream-events";
 export type * from "./run-store";
 export { StoreInUseError } from "./sql/client";
 export { SqlRunStore, type SqlRunStoreOptions } from "./sql-run-store";

@@ -96,6 +96,32 @@ export type CancelRequest =
   | { kind: "terminal"; run: Run }
   | { kind: "missing" };
 
+/** The events of one stream: of a run, or of every run of a session. */
+export type EventScope = { runId: string } | { sessionId: string };
+
+/** Where a stream is: after this event, in the stream's order (see ops/stream-events.ts). */
+export interface EventPosition {
+  /** The transaction that wrote it, as text (PostgreSQL); "0" where ids are in commit order. */
+  tx: string;
+  id: number;
+}
+
+/** Where a stream resumes: after this event, of this type. */
+export interface ResumePoint {
+  position: EventPosition;
+  type: RunEventType;
+}
+
+export interface EventStreamPage {
+  events: RunEvent[];
+  /** The position after the page's last event; null when the page is empty. */
+  last: EventPosition | null;
+  /** Events past the page are committed but not yet in order: read again soon. */
+  unsettled: boolean;
+  /** The page was cut at its limit: there may be more at once. */
+  full: boolean;
+}
+
 export interface StepStart {
   kind: StepKind;
   name: string;
@@ -165,6 +191,10 @@ export interface RunStore {
   listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
   listRunSteps(runId: string): Promise<RunStep[]>;
+  /** Where the stream of `scope` resumes after the event `eventId`; null when the scope has no such event. */
+  eventPosition(scope: EventScope, eventId: number): Promise<ResumePoint | null>;
+  /** The events of a stream after a position, in commit order, never one out of order. */
+  streamEvents(scope: EventScope, after: EventPosition, limit: number): Promise<EventStreamPage>;
   /** The output of the latest completed run of `executor` in the session before position `beforeSeq`. */
   previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown>;
 

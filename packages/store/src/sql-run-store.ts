@@ -20,17 +20,22 @@ import {
 } from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
+import { eventPosition, streamEvents } from "./ops/stream-events";
 import { deliverToolResult, takeToolResult, waitForTool } from "./ops/tool-results";
 import { writeTransitions } from "./ops/write-transitions";
 import type {
   CancelRequest,
   Claim,
+  EventPosition,
+  EventScope,
+  EventStreamPage,
   HeartbeatResult,
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewRun,
   RecoveredRun,
   RecoveryRequest,
+  ResumePoint,
   RunOutcome,
   RunStore,
   StaleRunQuery,
@@ -87,6 +92,14 @@ export class SqlRunStore implements RunStore {
 
   listRunSteps(runId: string): Promise<RunStep[]> {
     return listRunSteps(this.ctx, runId);
+  }
+
+  eventPosition(scope: EventScope, eventId: number): Promise<ResumePoint | null> {
+    return eventPosition(this.ctx, scope, eventId);
+  }
+
+  streamEvents(scope: EventScope, after: EventPosition, limit: number): Promise<EventStreamPage> {
+    return streamEvents(this.ctx, scope, after, limit);
   }
 
   previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown> {

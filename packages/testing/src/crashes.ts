@@ -18,7 +18,7 @@ export function hostPidOf(workerId: string | null): number | null {
  */
 export function crashingStep(crashes: number) {
   return {
-    type: "shell",
+    type: "shell" as const,
     command: `n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; if [ $n -le ${crashes} ]; then echo $n > crash; sleep 30; fi; echo "execution $n"`,
   };
 }

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { OahError } from "@oah/core";
-import type { FleetService, Logger, RunService } from "@oah/engine";
+import type { FleetService, Logger, RunService, StreamService } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter, createCaller } from "../root";
-import type { ApiContext } from "../trpc";
+import { type ApiContext, STREAM_KEEPALIVE_MS } from "../trpc";
 import { BearerAuth } from "./bearer-auth";
 import { readJsonBody } from "./body";
 import { answerClientError } from "./client-errors";
+import { serveEventStream, wantsEventStream } from "./event-stream";
 import { authRefusal, type HttpMetrics, serveProbe } from "./probes";
 import { bodyIsNotJson, originRefusal } from "./request-guard";
 import { sendError, sendJson } from "./respond";
@@ -16,6 +17,7 @@ import { boundServer, discardUnreadBody } from "./server-bounds";
 export interface ApiServerOptions {
   service: RunService;
   fleet: FleetService;
+  streams: StreamService;
   metrics: HttpMetrics;
   logger: Logger;
   apiToken: string | undefined;
@@ -32,9 +34,9 @@ export const MAX_BATCH_SIZE = 10;
  * /trpc, both answered by the same router, plus probes and metrics.
  */
 export function createApiServer(options: ApiServerOptions): Server {
-  const { service, fleet, metrics, logger, apiToken } = options;
+  const { service, fleet, streams, metrics, logger, apiToken } = options;
   const auth = apiToken ? new BearerAuth(apiToken) : null;
-  const context: ApiContext = { service, fleet };
+  const context: ApiContext = { service, fleet, streams };
   const caller = createCaller(context);
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -49,7 +51,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-  ): Promise<{ route: string; status: number }> {
+  ): Promise<{ route: string; status: number; untimed?: boolean }> {
     const path = url.pathname;
     const refused = (
       code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
@@ -78,7 +80,7 @@ export function createApiServer(options: ApiServerOptions): Server {
         return { route: "/trpc", status: sendError(res, error, { allow: "GET, POST" }) };
       }
       await trpc(req, res);
-      return { route: "/trpc", status: res.statusCode };
+      return { route: "/trpc", status: res.statusCode, untimed: wantsEventStream(req.headers) };
     }
     const match = matchRoute(req.method ?? "GET", path);
     if (match.kind === "none") {
@@ -96,6 +98,21 @@ export function createApiServer(options: ApiServerOptions): Server {
       };
     }
     const { route } = match;
+    if (route.stream && req.method === "GET" && wantsEventStream(req.headers)) {
+      // The stream's life is the request's: a client that goes away ends it.
+      const closed = new AbortController();
+      res.on("close", () => closed.abort());
+      const lastEventId = req.headers["last-event-id"];
+      const items = await route.stream(createCaller(context, { signal: closed.signal }), {
+        params: match.params,
+        query: Object.fromEntries(url.searchParams),
+        body: undefined,
+        ...(typeof lastEventId === "string" ? { lastEventId } : {}),
+      });
+      await serveEventStream(res, items, STREAM_KEEPALIVE_MS, closed.signal);
+      // Its life is not a request's latency: counted by oah_event_streams_open, not timed.
+      return { route: `${route.path} (stream)`, status: 200, untimed: true };
+    }
     const body = req.method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : undefined;
     const query = Object.fromEntries(url.searchParams);
     const result = await route.call(caller, { params: match.params, query, body });
@@ -119,7 +136,8 @@ export function createApiServer(options: ApiServerOptions): Server {
         discardUnreadBody(req);
         const { status } = done;
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
+        if (!done.untimed)
+          metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
         const entry = { method: req.method, path: url.pathname, status, ms: Math.round(seconds * 1000) };
         if (status >= 500) logger.warn(entry, "request");
         else logger.debug(entry, "request");

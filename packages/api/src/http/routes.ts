@@ -5,6 +5,8 @@ export interface HttpRequestParts {
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
+  /** The `Last-Event-ID` header of a stream's request (a reconnecting EventSource sends it). */
+  lastEventId?: string;
 }
 
 export interface HttpRoute {
@@ -15,7 +17,15 @@ export interface HttpRoute {
   status: number | ((result: never) => number);
   /** Which tRPC procedure answers, and how the request becomes its input. Validation is the procedure's. */
   call(caller: ApiCaller, request: HttpRequestParts): Promise<unknown>;
+  /** Asked with `Accept: text/event-stream`: the subscription that answers as Server-Sent Events. */
+  stream?(caller: ApiCaller, request: HttpRequestParts): Promise<AsyncIterable<unknown>>;
 }
+
+/** A stream's input: `?after=`, or the `Last-Event-ID` header, which wins as a reconnect's latest. */
+const streamFrom = (r: HttpRequestParts) => ({
+  ...r.query,
+  ...(r.lastEventId === undefined ? {} : { lastEventId: r.lastEventId }),
+});
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
@@ -46,6 +56,13 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "GET",
+    path: "/api/v1/sessions/:sessionId/events",
+    status: 200,
+    call: (c, r) => c.sessions.events({ ...r.query, sessionId: r.params.sessionId! } as never),
+    stream: (c, r) => c.sessions.onEvents({ ...streamFrom(r), sessionId: r.params.sessionId! } as never),
+  },
+  {
+    method: "GET",
     path: "/api/v1/runs/:runId",
     status: 200,
     call: (c, r) => c.runs.get({ ...r.query, runId: r.params.runId! }),
@@ -55,6 +72,7 @@ export const HTTP_ROUTES: HttpRoute[] = [
     path: "/api/v1/runs/:runId/events",
     status: 200,
     call: (c, r) => c.runs.events({ ...r.query, runId: r.params.runId! } as never),
+    stream: (c, r) => c.runs.onEvents({ ...streamFrom(r), runId: r.params.runId! } as never),
   },
   {
     method: "GET",

@@ -1,5 +1,6 @@
 import { listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/contract";
 import { procedure, router } from "../trpc";
+import { streamSignal } from "./event-items";
 
 export const adminRouter = router({
   runs: procedure.input(listStorageRunsInput).query(({ ctx, input }) => ctx.service.listStorageRuns(input)),
@@ -15,4 +16,7 @@ export const adminRouter = router({
   })),
 
   pool: procedure.query(({ ctx }) => ctx.fleet.poolOverview()),
+
+  /** The sessions whose events were written, a few times a second at most: the console refetches its lists on each. */
+  onChanges: procedure.subscription(({ ctx, signal }) => ctx.streams.changes(streamSignal(signal))),
 });

@@ -1,11 +1,13 @@
 import {
   listRunEventsInput,
   listSessionRunsInput,
+  runEventsStreamInput,
   runRefInput,
   submitRunInput,
   submitToolResultInput,
 } from "@oah/contract";
 import { procedure, router } from "../trpc";
+import { streamSignal, trackedItems } from "./event-items";
 
 export const runsRouter = router({
   submit: procedure.input(submitRunInput).mutation(({ ctx, input }) => ctx.service.submit(input)),
@@ -25,6 +27,15 @@ export const runsRouter = router({
     const last = items[items.length - 1];
     return { items, nextCursor: items.length === input.limit && last ? last.id : null };
   }),
+
+  /** The run's events as they are committed (and live ones), ending after its terminal event. */
+  onEvents: procedure
+    .input(runEventsStreamInput)
+    .subscription(async ({ ctx, input, signal }) =>
+      trackedItems(
+        await ctx.streams.openRun(input.runId, input.lastEventId ?? input.after, streamSignal(signal)),
+      ),
+    ),
 
   steps: procedure
     .input(runRefInput)

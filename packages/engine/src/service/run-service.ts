@@ -20,15 +20,12 @@ import type { RunStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
-import type { EventBus } from "../streams/event-bus";
 import { listStorageRuns } from "./storage-runs";
 
 export interface RunServiceOptions {
   store: RunStore;
   queue: SessionQueue;
   signals: RunSignalBus;
-  /** What wakes the event streams this service serves. */
-  events: EventBus;
   logger: Logger;
   observers: Pick<EngineObservers, "runSubmitted">;
   /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */

@@ -29,12 +29,16 @@ import {
 import type {
   CancelRequest,
   Claim,
+  EventPosition,
+  EventScope,
+  EventStreamPage,
   HeartbeatResult,
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewRun,
   RecoveredRun,
   RecoveryRequest,
+  ResumePoint,
   RunOutcome,
   RunStore,
   StaleRunQuery,
@@ -193,6 +197,31 @@ export class MemoryRunStore implements RunStore {
       .filter((e) => e.id > (page.after ?? 0))
       .slice(0, page.limit)
       .map((e) => decodeEvent(e, JSON_TEXT));
+  }
+
+  async eventPosition(scope: EventScope, eventId: number): Promise<ResumePoint | null> {
+    const event = this.eventsIn(scope).find((e) => e.id === eventId);
+    return event ? { position: { tx: "0", id: eventId }, type: event.type as RunEventType } : null;
+  }
+
+  // One process writes these tables, one event at a time: ids are in commit order.
+  async streamEvents(scope: EventScope, after: EventPosition, limit: number): Promise<EventStreamPage> {
+    const rows = this.eventsIn(scope)
+      .filter((e) => e.id > after.id)
+      .sort((a, b) => a.id - b.id)
+      .slice(0, limit);
+    const last = rows[rows.length - 1];
+    return {
+      events: rows.map((e) => decodeEvent(e, JSON_TEXT)),
+      last: last ? { tx: "0", id: last.id } : null,
+      unsettled: false,
+      full: rows.length === limit,
+    };
+  }
+
+  private eventsIn(scope: EventScope) {
+    if ("runId" in scope) return this.db.eventsOf(scope.runId);
+    return this.db.runsOf(scope.sessionId).flatMap((r) => this.db.eventsOf(r.id));
   }
 
   async listRunSteps(runId: string): Promise<RunStep[]> {

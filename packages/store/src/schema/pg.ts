@@ -1,8 +1,21 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 // Times are epoch milliseconds in both dialects, so that one set of queries serves both.
 const ms = (name: string) => bigint(name, { mode: "number" });
+
+// A transaction id, as text: 64 bits, beyond what a JavaScript number holds exactly.
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
 
 export const sessions = pgTable("sessions", {
   id: text("id").primaryKey(),
@@ -88,6 +101,8 @@ export const runEvents = pgTable(
     type: text("type").notNull(),
     at: ms("at").notNull(),
     data: jsonb("data"),
+    // The transaction that wrote the event: streams deliver events in commit order by it (ops/stream-events.ts).
+    tx: xid8("tx").notNull().default(sql`pg_current_xact_id()`),
   },
   (t) => [index("run_events_run_idx").on(t.runId, t.id)],
 );

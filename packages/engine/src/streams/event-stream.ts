@@ -1,0 +1,107 @@
+import type { LiveRunEvent, StreamedEvent } from "@oah/contract";
+import { TERMINAL_EVENT } from "@oah/core";
+import type { EventPosition, EventScope, RunStore } from "@oah/store";
+import type { StreamHub } from "./stream-hub";
+
+/** One message of a stream: the event, and the id a client resumes after (a live event's is the last stored one's). */
+export interface StreamItem {
+  id: number;
+  event: StreamedEvent;
+}
+
+export interface EventStreamSettings {
+  /** The store is read this often even without a note: a lost note delays an event, never loses it. */
+  pollMs: number;
+  /** After a read found committed events not yet in order, the next comes this soon (doubling up to pollMs). */
+  settleMs: number;
+  pageSize: number;
+}
+
+export const DEFAULT_STREAM_SETTINGS: EventStreamSettings = { pollMs: 2_000, settleMs: 5, pageSize: 500 };
+
+export interface StreamTarget {
+  scope: EventScope;
+  /** The session whose notes wake the stream (a run's own session for a run's stream). */
+  sessionId: string;
+  /** A run's stream ends after the run's terminal event, once nothing follows it. */
+  endsWithRun: boolean;
+}
+
+const TERMINAL_TYPES = new Set<string>(Object.values(TERMINAL_EVENT));
+
+/**
+ * The events of a target from a position: each stored event once, in commit order, read
+ * from the store whenever a note says the session was written (or every `pollMs`), with
+ * the live events that arrive meanwhile. Ends on `signal`, or after a run's end.
+ */
+export async function* eventStream(
+  deps: { store: Pick<RunStore, "streamEvents">; hub: StreamHub },
+  target: StreamTarget,
+  from: { position: EventPosition; type: string | null },
+  settings: EventStreamSettings,
+  signal: AbortSignal,
+): AsyncGenerator<StreamItem> {
+  let position = from.position;
+  let lastType = from.type;
+  let dirty = true;
+  const live: LiveRunEvent[] = [];
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const runId = "runId" in target.scope ? target.scope.runId : null;
+  const unwatch = deps.hub.watchSession(target.sessionId, {
+    written: () => {
+      dirty = true;
+      poke();
+    },
+    live: ({ runId: eventRunId, type, at, data }) => {
+      if (runId !== null && eventRunId !== runId) return;
+      live.push({ runId: eventRunId, type, at, data });
+      poke();
+    },
+  });
+  signal.addEventListener("abort", poke);
+  let settleDelay = settings.settleMs;
+  try {
+    while (!signal.aborted) {
+      let nextReadIn = settings.pollMs;
+      if (dirty) {
+        dirty = false;
+        let page: Awaited<ReturnType<RunStore["streamEvents"]>>;
+        do {
+          page = await deps.store.streamEvents(target.scope, position, settings.pageSize);
+          for (const event of page.events) {
+            yield { id: event.id, event };
+            lastType = event.type;
+          }
+          if (page.last) position = page.last;
+        } while (page.full && !signal.aborted);
+        if (page.unsettled) {
+          nextReadIn = settleDelay;
+          settleDelay = Math.min(settleDelay * 2, settings.pollMs);
+        } else {
+          settleDelay = settings.settleMs;
+          if (target.endsWithRun && lastType !== null && TERMINAL_TYPES.has(lastType)) return;
+        }
+      }
+      for (let event = live.shift(); event; event = live.shift()) yield { id: position.id, event };
+      if (dirty || signal.aborted) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          dirty = true;
+          poke();
+        }, nextReadIn);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    unwatch();
+    signal.removeEventListener("abort", poke);
+  }
+}
