@@ -1,5 +1,6 @@
 "use client";
 
+import type { StreamedEvent } from "@oah/contract";
 import { isTerminal } from "@oah/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
@@ -7,9 +8,9 @@ import {
   applyDelta,
   type EventsPage,
   isModelDelta,
+  isStored,
   lastEventId,
   mergeEvents,
-  type StreamItem,
   settleWriting,
   type Writing,
 } from "@/lib/live/run-stream";
@@ -56,15 +57,14 @@ export function useRunQueries(runId: string) {
       { runId, after: lastEventId(page) },
       {
         ...lifecycle,
-        onData: (value) => {
-          // The wire type loses RunEvent's data shape (a record); the JSON is the API's event.
-          const item = value as unknown as StreamItem;
-          if (isModelDelta(item)) {
-            setWriting((w) => applyDelta(w, item));
+        onData: ({ data }) => {
+          // The wire type loses the events' data shape (a record); the JSON is the API's StreamedEvent.
+          const event = data as unknown as StreamedEvent;
+          if (isModelDelta(event)) {
+            setWriting((w) => applyDelta(w, event));
             return;
           }
-          if ("type" in item) return;
-          const event = item.data;
+          if (!isStored(event)) return;
           queryClient.setQueryData(
             eventsOptions.queryKey,
             (old) => mergeEvents(old as EventsPage | undefined, [event], EVENTS_LIMIT) as never,

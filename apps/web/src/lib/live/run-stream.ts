@@ -1,4 +1,4 @@
-import type { RunEvent } from "@oah/contract";
+import type { RunEvent, StreamedEvent } from "@oah/contract";
 import { TERMINAL_EVENT } from "@oah/core";
 
 /** The run page's page of events, as `runs.events` answers it. */
@@ -43,19 +43,18 @@ export interface Writing {
   parts: { index: number; text: string }[];
 }
 
-/** What a run's stream yields: a stored event in tRPC's tracked envelope (its id a string), or a live one. */
-export type StreamItem = { id: string; data: RunEvent } | { type: string; data?: unknown };
-
-export function isModelDelta(item: StreamItem): item is ModelDelta {
-  if (!("type" in item)) return false;
-  const data = item.data as Partial<ModelDelta["data"]> | null | undefined;
+export function isModelDelta(event: StreamedEvent): event is StreamedEvent & ModelDelta {
+  const data = event.data as Partial<ModelDelta["data"]> | null;
   return (
-    item.type === "model.delta" &&
+    event.type === "model.delta" &&
     typeof data?.stepId === "number" &&
     typeof data.index === "number" &&
     typeof data.text === "string"
   );
 }
+
+/** A stored event, as opposed to a live one (which has no id of its own). */
+export const isStored = (event: StreamedEvent): event is RunEvent => "id" in event;
 
 /** A delta of another step starts over: only the step being written now is shown. */
 export function applyDelta(writing: Writing | null, delta: ModelDelta): Writing {
