@@ -1,4 +1,4 @@
-import { submit, waitForRun } from "@oah/testing";
+import { startFakeModel, startSplitDeployment, submit, waitForRun } from "@oah/testing";
 import type { Page } from "@playwright/test";
 import { expect, row, test } from "../fixtures";
 import { startConsole } from "../support/console";
@@ -89,7 +89,7 @@ test.describe("live data", () => {
     await expect(page.getByRole("button", { name: "Retry" }).first()).toBeVisible();
   });
 
-  test("the run page follows the run's stream: its events and status as they happen, no periodic refresh", async ({
+  test("the run page follows the run's stream: its events, status and steps as they happen", async ({
     page,
     api,
   }) => {
@@ -106,21 +106,28 @@ test.describe("live data", () => {
     await expect(badge(page)).toHaveText("live");
     await expect(page.locator('tr[data-event-type="run.waiting_tool"]')).toBeVisible();
 
-    const eventCalls = countCalls(page, "runs.events");
+    // From here on the events list cannot be refetched: whatever event appears came by the stream.
+    await page.route(
+      (url) => url.pathname === "/api/trpc/runs.events",
+      (route) => route.abort(),
+    );
     const resumed = await api.post(`/api/v1/runs/${run.id}/tool-results`, {
       name: "approve",
       output: { ok: true },
     });
     expect(resumed.status).toBe(202);
 
-    // The periodic refresh is off while the stream is held: whatever appears came by the stream.
     await expect(page.locator('tr[data-event-type="run.resumed"]')).toBeVisible({ timeout: 5_000 });
     await expect(page.locator('tr[data-event-type="run.completed"]')).toBeVisible({ timeout: 10_000 });
     await expect(page.getByTestId("run-status")).toHaveText("completed");
+    // Each of the run's events once, in order, as the API stored them.
+    const stored = await api.get<{ items: { id: number }[] }>(`/api/v1/runs/${run.id}/events`);
+    await expect(page.getByRole("table", { name: "Events" }).locator("tbody tr td:first-child")).toHaveText(
+      stored.body.items.map((e) => String(e.id)),
+    );
     await expect(page.getByRole("list", { name: "Steps" }).locator(".step")).toHaveCount(
       (await api.get<{ items: unknown[] }>(`/api/v1/runs/${run.id}/steps`)).body.items.length,
     );
-    expect(eventCalls()).toBe(0);
     // A finished run's stream ends: the page is back on its (slow) refresh, and says nothing of a stream.
     await expect(badge(page)).toHaveCount(0);
   });
@@ -152,6 +159,43 @@ test.describe("live data", () => {
     } finally {
       await web.stop();
       await relay.stop();
+    }
+  });
+
+  test("the run page shows the model's text as it is written, then the stored step", async ({ page }) => {
+    const model = await startFakeModel();
+    const deployment = await startSplitDeployment({
+      sandboxes: 1,
+      env: { OAH_MODEL_BASE_URL: model.url, OAH_MODEL_NAME: "fake-1" },
+    });
+    const web = await startConsole({ OAH_API_URL: deployment.api.url });
+    try {
+      // A word every few milliseconds: seconds of writing, long enough to be seen.
+      const answer = Array.from({ length: 800 }, (_, i) => `word${i}`).join(" ");
+      model.reply({ content: answer });
+      const run = await submit(deployment.client, "live-model", [
+        { type: "wait_tool", name: "go" },
+        { type: "model", prompt: "Write." },
+      ]);
+      await waitForRun(deployment.client, run.id, (r) => r.status === "waiting_tool");
+      await page.goto(`${web.url}/runs/${run.id}`);
+      await expect(badge(page)).toHaveAttribute("data-state", "live");
+      await deployment.client.post(`/api/v1/runs/${run.id}/tool-results`, { name: "go", output: true });
+
+      const writing = page.getByRole("figure", { name: "Model writing" });
+      await expect(writing).toContainText("word0 word1");
+      await expect(writing).toBeHidden({ timeout: 20_000 });
+      await expect(page.getByTestId("run-status")).toHaveText("completed");
+      const modelStep = page
+        .getByRole("list", { name: "Steps" })
+        .locator(".step")
+        .filter({ hasText: "fake-1" });
+      await modelStep.locator("summary").click();
+      await expect(modelStep).toContainText("word799");
+    } finally {
+      await web.stop();
+      await deployment.dispose();
+      await model.close();
     }
   });
 });
