@@ -6,6 +6,13 @@ import { startRelay } from "../support/relay";
 
 const badge = (page: Page) => page.getByTestId("live-state");
 
+/** The event streams oah-api serves now (its own metrics). */
+async function streamsOpen(apiUrl: string): Promise<number> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith("oah_event_streams_open "));
+  return Number(line?.split(" ").at(-1));
+}
+
 /** The console's calls of one query procedure (not its subscriptions), as the page makes them from now on. */
 function countCalls(page: Page, procedure: string): () => number {
   let calls = 0;
@@ -132,12 +139,13 @@ test.describe("live data", () => {
     await expect(badge(page)).toHaveCount(0);
   });
 
-  test("the badge says reconnecting while oah-api is away, and live again once it is back", async ({
+  test("the badge says reconnecting while oah-api is away, live again once it is back; the stream ends with the page", async ({
     page,
     state,
   }) => {
     const relay = await startRelay(state.apiUrl);
     const web = await startConsole({ OAH_API_URL: relay.url });
+    const before = await streamsOpen(state.apiUrl);
     try {
       await page.goto(`${web.url}/storage`);
       await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
@@ -156,6 +164,11 @@ test.describe("live data", () => {
       await expect(page.getByRole("alert").filter({ hasText: "Refresh failed" })).toBeHidden({
         timeout: 15_000,
       });
+      expect(await streamsOpen(state.apiUrl)).toBe(before + 1);
+
+      // The page gone, the console closes its stream to oah-api too.
+      await page.goto("about:blank");
+      await expect.poll(() => streamsOpen(state.apiUrl)).toBe(before);
     } finally {
       await web.stop();
       await relay.stop();
