@@ -22,6 +22,8 @@ export interface ApiServerOptions {
   logger: Logger;
   apiToken: string | undefined;
   maxBodyBytes: number;
+  /** How often an idle event stream gets a keep-alive comment; STREAM_KEEPALIVE_MS (15 s) by default. */
+  streamKeepAliveMs?: number;
   /** Started, not draining, and the store answers: /readyz answers 200. */
   isReady: () => Promise<boolean>;
 }
@@ -109,7 +111,7 @@ export function createApiServer(options: ApiServerOptions): Server {
         body: undefined,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
-      await serveEventStream(res, items, STREAM_KEEPALIVE_MS, closed.signal);
+      await serveEventStream(res, items, options.streamKeepAliveMs ?? STREAM_KEEPALIVE_MS, closed.signal);
       // Its life is not a request's latency: counted by oah_event_streams_open, not timed.
       return { route: `${route.path} (stream)`, status: 200, untimed: true };
     }
