@@ -127,6 +127,28 @@ describe("the HTTP event streams as a client without the client package sees the
     expect(idle.text.match(/^: keep-alive$/gm)?.length).toBeGreaterThanOrEqual(2);
   });
 
+  it("the tRPC subscriptions give the same events, tracked by their ids, and resume from lastEventId", async () => {
+    const client = createClient({ baseUrl: t.api.url, token });
+    const { run } = await client.submit("trpc-stream", { input: { steps: [{ type: "output", value: 2 }] } });
+    await client.wait(run.id);
+    const log = (await client.listEvents(run.id)).items;
+    const trpc = (procedure: string, input: unknown) =>
+      `${t.api.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
+    const tracked = (text: string) =>
+      messages(text)
+        .filter((m) => m.id !== undefined)
+        .map((m) => [m.id, JSON.parse(m.data!).type]);
+
+    const ofRun = await rawStream(trpc("runs.onEvents", { runId: run.id }), auth, 5_000);
+    expect(tracked(ofRun.text)).toEqual(log.map((e) => [String(e.id), e.type]));
+    const ofSession = await rawStream(
+      trpc("sessions.onEvents", { sessionId: "trpc-stream", lastEventId: String(log[0]!.id) }),
+      auth,
+      800,
+    );
+    expect(tracked(ofSession.text)).toEqual(log.slice(1).map((e) => [String(e.id), e.type]));
+  });
+
   it("refuses before streaming: no token, an unknown run, an id not of the stream", async () => {
     const client = createClient({ baseUrl: t.api.url, token });
     const { run } = await client.submit("raw-refusals", { input: { steps: [] } });
