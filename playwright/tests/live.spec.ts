@@ -1,15 +1,15 @@
-import { submit, waitForRun } from "@oah/testing";
 import { expect, row, test } from "../fixtures";
 
 test.describe("live data", () => {
-  test("the runs table and the counts refresh on their own", async ({ page, api }) => {
+  test("the runs table and the counts refresh on their own", async ({ page, oah }) => {
     await page.goto("/storage");
     await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
     const before = Number(
       await page.getByTestId("overview-status-completed").locator(".card-count").getAttribute("data-count"),
     );
-    const run = await submit(api, "live-check", [{ type: "output", value: "fresh" }]);
-    await waitForRun(api, run.id, (r) => r.status === "completed");
+    const run = (await oah.submit("live-check", { input: { steps: [{ type: "output", value: "fresh" }] } }))
+      .run;
+    await oah.wait(run.id, { until: ["completed"] });
     // No reload: the next refetch brings the run and the new count.
     await expect(row(page, run.id)).toBeVisible({ timeout: 10_000 });
     await expect(row(page, run.id)).toContainText("completed");

@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
 
   it("lists runs with filters and keyset pages, and refuses bad filters and forged cursors", async () => {
     for (let i = 0; i < 5; i++)
-      (await t.oah.submit("adm-list", { input: { steps: [] }, workspaceId: "adm-ws" })).run;
+      await t.oah.submit("adm-list", { input: { steps: [] }, workspaceId: "adm-ws" });
     const first = await t.client.get<StorageRunsPage>("/api/v1/storage/runs?workspaceId=adm-ws&limit=2");
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
