@@ -22,6 +22,7 @@ import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/d
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
 import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
 import { type PartsResult, partsOnce } from "./workloads/parts";
+import { type StreamsResult, streamsOnce } from "./workloads/streams";
 import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
 
 const plan = readCommandLine(BENCH_USAGE, { options: BENCH_OPTIONS }, benchPlan);
@@ -412,6 +413,39 @@ async function main(): Promise<void> {
         runP50Ms: added(sandboxed.runP50Ms, host.runP50Ms),
         runP99Ms: added(sandboxed.runP99Ms, host.runP99Ms),
       },
+    };
+  }
+
+  // (s) event streams
+  if (plan.workloads.has("s")) {
+    const rs: StreamsResult[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(s) ${plan.streams.streams} open event streams, repetition ${rep}/${plan.reps}`);
+      rs.push(await streamsOnce(services, plan.streams));
+    }
+    const of = (pick: (r: StreamsResult) => number) => summary(rs.map(pick));
+    const latency = {
+      p50Ms: of((r) => r.latencyP50Ms),
+      p99Ms: of((r) => r.latencyP99Ms),
+      maxMs: of((r) => r.latencyMaxMs),
+    };
+    absolute.push(
+      {
+        figure: `${plan.streams.streams} session streams on one oah-api --api-only: opened in (s) / its memory (MB)`,
+        value: `${cell(of((r) => r.openSeconds))} / ${cell(of((r) => r.apiRssMb))}`,
+      },
+      {
+        figure:
+          "a run's start or end on a sandbox to the API's stream: p50 / p99 / max (ms; target p99 ≤ 100)",
+        value: `${cell(latency.p50Ms)} / ${cell(latency.p99Ms)} / ${cell(latency.maxMs)}`,
+      },
+    );
+    results.streams = {
+      unit: "session streams held open by clients of one oah-api --api-only while two oah-sandbox (8 slots each) execute every session's runs, Redis + PostgreSQL",
+      shape: plan.streams,
+      openSeconds: of((r) => r.openSeconds),
+      apiRssMb: of((r) => r.apiRssMb),
+      latency,
     };
   }
 

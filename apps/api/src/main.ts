@@ -25,6 +25,7 @@ runHostCommand({
         logger,
         apiToken: config.apiToken,
         maxBodyBytes: config.maxBodyBytes,
+        streamKeepAliveMs: config.streamKeepAliveMs,
         isReady,
       }),
   }),

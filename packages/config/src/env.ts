@@ -120,6 +120,8 @@ const envSchema = z.object({
   // Ours: the sandbox's probe port, the largest request body, and the log level.
   OAH_SANDBOX_PORT: int(0, 65_535).default(8788),
   OAH_MAX_BODY_BYTES: int(1_024).default(1_048_576),
+  // Ours: how often an idle HTTP event stream gets a keep-alive comment (SPEC §12: 15 s).
+  OAH_STREAM_KEEPALIVE_MS: int(100, 600_000).default(15_000),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   // Ours: a slot whose last runs each executed in less than this claims its next session ahead (0: never).
   OAH_CLAIM_AHEAD_RUN_MS: int(0, 60_000).default(5),
@@ -188,6 +190,8 @@ export interface OahConfig {
   };
   sandboxPort: number;
   maxBodyBytes: number;
+  /** How often an idle HTTP event stream gets a keep-alive comment. */
+  streamKeepAliveMs: number;
   logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
   /** Slots whose last runs each executed in less than this claim ahead; 0: never. */
   claimAheadRunMs: number;
@@ -291,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
     sandboxPort: e.OAH_SANDBOX_PORT,
     maxBodyBytes: e.OAH_MAX_BODY_BYTES,
+    streamKeepAliveMs: e.OAH_STREAM_KEEPALIVE_MS,
     logLevel: e.OAH_LOG_LEVEL,
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
     shell: e.OAH_SHELL,

@@ -1,4 +1,5 @@
 import type {
+  LiveEventType,
   RecoveryState,
   RunEventType,
   RunMetadata,
@@ -55,7 +56,7 @@ export interface RunEvent {
 /** A live event of a stream: never stored, so without an id of its own (a model's text as it is written). */
 export interface LiveRunEvent {
   runId: string;
-  type: "model.delta";
+  type: LiveEventType;
   at: string;
   data: Record<string, unknown>;
 }

@@ -18,6 +18,13 @@ export const RUN_EVENT_TYPES = [
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
+/**
+ * Events shown on the streams as they happen and never stored: a model's text as it is
+ * written would be a row per token, and the stored `model.completed` keeps the whole of it.
+ */
+export const LIVE_EVENT_TYPES = ["model.delta"] as const;
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+
 export const STEP_KINDS = ["system", "tool", "model", "hook"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 

@@ -93,6 +93,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     active: new ActiveRuns(),
     logger,
     observers,
+    events,
     hooks: options.hooks ?? new HookRunner({ hooks: [], timeoutMs: 1, commands: null, env: () => ({}) }),
     workspaceRoot: options.workspaceRoot,
     finishRetryMs: recovery.staleAfterMs,

@@ -9,6 +9,7 @@ import type { Liveness } from "./liveness";
 import type { Logger } from "./logger";
 import type { EngineObservers } from "./observers";
 import type { Settling } from "./settling";
+import type { EventBus } from "./streams/event-bus";
 
 /**
  * Everything the parts of one host share, built once by createEngine. No part takes
@@ -23,6 +24,8 @@ export interface HostContext {
   active: ActiveRuns;
   logger: Logger;
   observers: EngineObservers;
+  /** Where executions publish their live events (a model's text as it is written). */
+  events: EventBus;
   /** The configured hooks (OAH_HOOKS) around runs and tool calls. */
   hooks: HookRunner;
   /** Shell steps run in `<workspaceRoot>/<workspaceId>`. */

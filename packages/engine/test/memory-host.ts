@@ -6,7 +6,10 @@ import { MemorySessionQueue } from "@oah/queue";
 import type { Claim, StartResult } from "@oah/store";
 import { MemoryRunStore } from "@oah/store/memory";
 import {
+  AgentExecutor,
   createEngine,
+  type EventBus,
+  type EventStreamSettings,
   type ExecutionContext,
   type ExecutionResult,
   type Executor,
@@ -16,6 +19,7 @@ import {
   LocalRunSignalBus,
   localMaintenanceLock,
   type MaintenanceSettings,
+  type ModelEndpoint,
   type PoolOptions,
   ScriptExecutor,
   silentLogger,
@@ -42,8 +46,11 @@ export class WatchedStore extends MemoryRunStore {
   }
 }
 
+/** No model endpoint: a model step fails. */
+const NO_MODEL: ModelEndpoint = { baseUrl: undefined, model: "none", apiKey: undefined, timeoutMs: 1_000 };
+
 /**
- * The script executor (sleep, output, wait_tool and fail steps: no command, no model),
+ * The script executor (sleep, output, wait_tool, fail and model steps: no command),
  * recording which runs it executes, how many at once, and how many of one session at once.
  */
 export class RecordingExecutor implements Executor {
@@ -51,12 +58,11 @@ export class RecordingExecutor implements Executor {
   private readonly inFlight = new Map<string, number>();
   maxInFlight = 0;
   maxInFlightPerSession = 0;
-  private readonly script = new ScriptExecutor({
-    toolTimeoutMs: 10_000,
-    commands: null,
-    shellEnv: () => ({}),
-    model: { baseUrl: undefined, model: "none", apiKey: undefined, timeoutMs: 1_000 },
-  });
+  private readonly script: ScriptExecutor;
+
+  constructor(model: ModelEndpoint) {
+    this.script = new ScriptExecutor({ toolTimeoutMs: 10_000, commands: null, shellEnv: () => ({}), model });
+  }
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const { id, sessionId, seq } = context.run;
@@ -82,6 +88,11 @@ export class RecordingExecutor implements Executor {
 export interface MemoryHostOptions {
   pool?: Partial<PoolOptions>;
   recovery?: Partial<MaintenanceSettings>;
+  /** The event bus (a local one by default). */
+  events?: EventBus;
+  streams?: Partial<EventStreamSettings>;
+  /** The endpoint of model steps and of the agent executor (without its shell tool); none by default. */
+  model?: ModelEndpoint;
 }
 
 /**
@@ -96,7 +107,10 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   const signals = new LocalRunSignalBus();
   const leases = new LocalHostLeases();
   const orders = new LocalHostOrders();
-  const executor = new RecordingExecutor();
+  const model = options.model ?? NO_MODEL;
+  const executor = new RecordingExecutor(model);
+  const agent = new AgentExecutor({ toolTimeoutMs: 10_000, commands: null, shellEnv: () => ({}), model });
+  const events = options.events ?? new LocalEventBus();
   const hostId = "memory-host";
   const recovery: MaintenanceSettings = {
     strategy: "requeue_running",
@@ -123,10 +137,14 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     store,
     queue,
     signals,
-    events: new LocalEventBus(),
+    events,
+    streams: options.streams,
     maintenanceLock: localMaintenanceLock,
     board: null,
-    executors: new Map([["script", executor]]),
+    executors: new Map<string, Executor>([
+      ["script", executor],
+      ["agent", agent],
+    ]),
     logger: silentLogger,
     pool,
     // Nothing is written there: no step of these runs runs a command.
@@ -143,17 +161,19 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     drainTimeoutMs: 2_000,
     recovery,
   });
-  const { lifecycle, service, fleet } = engine;
+  const { lifecycle, service, fleet, streams } = engine;
   /** What the maintenance tasks use of this host. */
   const maintenanceHost: MaintenanceHost = { hostId, store, queue, leases, logger: silentLogger };
 
   return {
     store,
     queue,
+    events,
     executor,
     lifecycle,
     service,
     fleet,
+    streams,
     orders,
     recovery,
     maintenanceHost,

@@ -1,10 +1,11 @@
 import type { ControllerReport, PoolReport, Rollout, WorkerLease } from "@oah/contract";
-import { isHealthyLease, type RunSignal } from "@oah/engine";
+import { type EventNote, isHealthyLease, type RunSignal } from "@oah/engine";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   RedisControllerChannel,
+  RedisEventBus,
   RedisHostOrders,
   RedisLeaderLease,
   RedisMaintenanceLock,
@@ -131,6 +132,40 @@ describe("run signal bus", () => {
       { kind: "cancel", runId: "run_1" },
       { kind: "tool_result", runId: "run_2" },
     ]);
+    await here.close();
+    await there.close();
+    other.disconnect();
+  });
+});
+
+describe("event bus", () => {
+  it("carries the sessions written in one turn as one note, and a live event after the notes before it", async () => {
+    const here = new RedisEventBus(redis, t.prefix);
+    const other = new Redis(t.url);
+    const there = new RedisEventBus(other, t.prefix);
+    const received: EventNote[] = [];
+    there.subscribe((note) => received.push(note));
+    await there.ready();
+    here.publish({ kind: "written", sessionIds: ["a", "b"] });
+    here.publish({ kind: "written", sessionIds: ["b", "c"] });
+    await waitFor("the first note", async () => received.length === 1, 2_000);
+    const delta = {
+      sessionId: "d",
+      runId: "run_1",
+      type: "model.delta" as const,
+      at: "t",
+      data: { text: "x" },
+    };
+    here.publish({ kind: "written", sessionIds: ["d"] });
+    here.publish({ kind: "live", event: delta });
+    await waitFor("the notes", async () => received.length === 3, 2_000);
+    expect(received).toEqual([
+      { kind: "written", sessionIds: ["a", "b", "c"] },
+      { kind: "written", sessionIds: ["d"] },
+      { kind: "live", event: delta },
+    ]);
+    // Not one of its notes: dropped.
+    await redis.publish(`{${t.prefix}}:events`, "not json");
     await here.close();
     await there.close();
     other.disconnect();

@@ -11,7 +11,7 @@ export interface Metrics {
 const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
 
 /** Prometheus metrics of one process: runs, queue wait, workers and HTTP. */
-export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
+export function createMetrics(slots: () => SlotSnapshot[], openStreams: () => number = () => 0): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
   const submitted = new Counter({
@@ -51,6 +51,14 @@ export function createMetrics(slots: () => SlotSnapshot[]): Metrics {
     collect() {
       this.reset();
       for (const slot of slots()) this.inc({ state: slot.state });
+    },
+  });
+  new Gauge({
+    name: "oah_event_streams_open",
+    help: "Event streams (SSE and tRPC subscriptions) this process serves now",
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
     },
   });
   const claimedAhead = new Counter({

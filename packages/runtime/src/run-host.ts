@@ -43,7 +43,10 @@ export async function runHost(spec: HostSpec): Promise<void> {
   const config = loadHostConfig(name, spec.adjust);
   const logger = createHostLogger(name, config, spec.logFields);
   let runtime: Runtime | undefined;
-  const metrics = createMetrics(() => runtime?.engine.lifecycle.slots() ?? []);
+  const metrics = createMetrics(
+    () => runtime?.engine.lifecycle.slots() ?? [],
+    () => runtime?.engine.streams.openStreams ?? 0,
+  );
   runtime = await openRuntime(name, {
     config,
     role: spec.role,

@@ -20,7 +20,7 @@ import {
 } from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
-import { eventPosition, streamEvents } from "./ops/stream-events";
+import { eventPosition, type StreamRead, streamEventsBatch } from "./ops/stream-events";
 import { deliverToolResult, takeToolResult, waitForTool } from "./ops/tool-results";
 import { writeTransitions } from "./ops/write-transitions";
 import type {
@@ -65,6 +65,8 @@ export class SqlRunStore implements RunStore {
   private readonly ctx: OpContext;
   /** Starts and ends of runs: calls made while a write is in flight go into the next one. */
   private readonly transitions = new GroupCommit((batch: Transition[]) => writeTransitions(this.ctx, batch));
+  /** Reads of event streams: those asked while one is in flight go together in the next. */
+  private readonly streamReads = new GroupCommit((batch: StreamRead[]) => streamEventsBatch(this.ctx, batch));
 
   constructor(db: SqlClient, options: SqlRunStoreOptions = {}) {
     this.ctx = opContext(db, options.now ?? Date.now, options.foldCountsEvery ?? 1_000);
@@ -99,7 +101,7 @@ export class SqlRunStore implements RunStore {
   }
 
   streamEvents(scope: EventScope, after: EventPosition, limit: number): Promise<EventStreamPage> {
-    return streamEvents(this.ctx, scope, after, limit);
+    return this.streamReads.submit({ scope, after, limit });
   }
 
   previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown> {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** One scripted answer of the fake model. */
 export interface FakeReply {
@@ -9,6 +10,8 @@ export interface FakeReply {
   stall?: boolean;
   /** Answer with this HTTP status and no stream. */
   status?: number;
+  /** Answer in one piece, as plain JSON (a service that does not stream). */
+  whole?: boolean;
 }
 
 export interface FakeModelRequest {
@@ -30,14 +33,89 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
+/** Between the chunks of a streamed answer: its text arrives over time, as a model's would. */
+const CHUNK_PAUSE_MS = 5;
+
 function sse(res: ServerResponse, chunk: unknown): void {
   res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/** The text of an answer in the pieces it is streamed in: a word each, with the spaces after it. */
+export function fakeChunks(content: string): string[] {
+  return content.match(/\s*\S+\s*/g) ?? [content];
+}
+
+function finishReason(reply: FakeReply): string {
+  return reply.toolCalls?.length ? "tool_calls" : "stop";
+}
+
+function wholeAnswer(reply: FakeReply) {
+  return {
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: reply.content ?? "",
+          ...(reply.toolCalls?.length
+            ? {
+                tool_calls: reply.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+                })),
+              }
+            : {}),
+        },
+        finish_reason: finishReason(reply),
+      },
+    ],
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+}
+
+/** Streams the answer; `ending` is called once all of it is sent, before the response ends. */
+async function stream(res: ServerResponse, reply: FakeReply, ending: () => void): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const [i, text] of fakeChunks(reply.content ?? "").entries()) {
+    if (i > 0) await sleep(CHUNK_PAUSE_MS);
+    if (res.destroyed) return;
+    sse(res, {
+      choices: [{ index: 0, delta: { ...(i === 0 ? { role: "assistant" } : {}), content: text } }],
+    });
+    if (reply.stall) return;
+  }
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    const args = JSON.stringify(call.arguments);
+    sse(res, {
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+            ],
+          },
+        },
+      ],
+    });
+    sse(res, {
+      choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args } }] } }],
+    });
+  });
+  sse(res, {
+    choices: [{ index: 0, delta: {}, finish_reason: finishReason(reply) }],
+  });
+  if (reply.usage) sse(res, { choices: [], usage: reply.usage });
+  res.write("data: [DONE]\n\n");
+  ending();
+  res.end();
 }
 
 /**
  * A small OpenAI-compatible chat-completions server (the only stand-in the tests
  * use, since no model service is reachable here): it streams scripted answers as
- * server-sent events, split into several chunks, tool calls included.
+ * server-sent events, a word per chunk with short pauses, tool calls included.
  */
 export async function startFakeModel(): Promise<FakeModel> {
   const queue: FakeReply[] = [];
@@ -56,43 +134,17 @@ export async function startFakeModel(): Promise<FakeModel> {
       });
       requests.push({ body: JSON.parse(raw), headers: req.headers, closedEarly });
       const reply = queue.shift() ?? { content: "(no scripted reply)" };
-      if (reply.status) {
+      if (reply.status || reply.whole) {
         finished = true;
-        res.writeHead(reply.status, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "scripted failure" } }));
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(reply.status ? { error: { message: "scripted failure" } } : wholeAnswer(reply)),
+        );
         return;
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      const content = reply.content ?? "";
-      const half = Math.ceil(content.length / 2);
-      sse(res, { choices: [{ index: 0, delta: { role: "assistant", content: content.slice(0, half) } }] });
-      if (reply.stall) return;
-      sse(res, { choices: [{ index: 0, delta: { content: content.slice(half) } }] });
-      (reply.toolCalls ?? []).forEach((call, index) => {
-        const args = JSON.stringify(call.arguments);
-        sse(res, {
-          choices: [
-            {
-              index: 0,
-              delta: {
-                tool_calls: [
-                  { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
-                ],
-              },
-            },
-          ],
-        });
-        sse(res, {
-          choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args } }] } }],
-        });
-      });
-      sse(res, {
-        choices: [{ index: 0, delta: {}, finish_reason: reply.toolCalls?.length ? "tool_calls" : "stop" }],
-      });
-      if (reply.usage) sse(res, { choices: [], usage: reply.usage });
-      res.write("data: [DONE]\n\n");
-      finished = true;
-      res.end();
+      stream(res, reply, () => {
+        finished = true;
+      }).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,6 +1,7 @@
 import {
   hostOrderInput,
   listRunEventsInput,
+  listSessionEventsInput,
   listSessionRunsInput,
   listStorageRunsInput,
   requeueManyInput,
@@ -86,6 +87,7 @@ function httpTarget(method: "GET" | "POST", template: string, schema: z.ZodType 
 const HTTP_TARGETS: FuzzTarget[] = [
   httpTarget("POST", "/api/v1/sessions/:sessionId/runs", submitRunInput),
   httpTarget("GET", "/api/v1/sessions/:sessionId/runs", listSessionRunsInput),
+  httpTarget("GET", "/api/v1/sessions/:sessionId/events", listSessionEventsInput),
   httpTarget("GET", "/api/v1/runs/:runId", runRefInput),
   httpTarget("GET", "/api/v1/runs/:runId/events", listRunEventsInput),
   httpTarget("GET", "/api/v1/runs/:runId/steps", runRefInput),
@@ -110,6 +112,7 @@ const PROCEDURES: [name: string, kind: "query" | "mutation", schema: z.ZodType |
   ["runs.listBySession", "query", listSessionRunsInput],
   ["runs.events", "query", listRunEventsInput],
   ["runs.steps", "query", runRefInput],
+  ["sessions.events", "query", listSessionEventsInput],
   ["runs.cancel", "mutation", runRefInput],
   ["runs.submitToolResult", "mutation", submitToolResultInput],
   ["admin.runs", "query", listStorageRunsInput],

@@ -1,14 +1,26 @@
 "use client";
 
 import type { AppRouter } from "@oah/api";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
-/** The console's own origin only: the route handler at /api/trpc forwards to oah-api with the token. */
+/**
+ * The console's own origin only: the route handler at /api/trpc forwards to oah-api with the
+ * token, calls and subscriptions alike (an EventSource cannot set a header, and needs none: the
+ * session cookie goes with it).
+ */
 export function makeTrpcClient() {
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: "/api/trpc" })] });
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url: "/api/trpc" }),
+        false: httpLink({ url: "/api/trpc" }),
+      }),
+    ],
+  });
 }
 
 export interface ErrorFacts {

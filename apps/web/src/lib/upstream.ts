@@ -92,20 +92,32 @@ export interface UpstreamFailure {
   message: string;
 }
 
-/** A fetch to oah-api, with a time limit; network failures become a message saying what to do. */
+/**
+ * A fetch to oah-api, with a time limit; network failures become a message saying what to do.
+ * A stream (`streaming`) is held for as long as `signal` lets it: the limit is on its headers.
+ */
 export async function fetchUpstream(
   path: string,
-  init: RequestInit & { timeoutMs?: number },
+  init: RequestInit & { timeoutMs?: number; streaming?: boolean },
 ): Promise<Response | UpstreamFailure> {
   const base = apiUrl();
+  const { timeoutMs = 15_000, streaming = false, signal, ...rest } = init;
+  const limit = new AbortController();
+  const timer = setTimeout(
+    () => limit.abort(new DOMException("no answer in time", "TimeoutError")),
+    timeoutMs,
+  );
   try {
-    return await fetch(`${base}${path}`, {
-      ...init,
+    const response = await fetch(`${base}${path}`, {
+      ...rest,
       cache: "no-store",
       redirect: "manual",
-      signal: AbortSignal.timeout(init.timeoutMs ?? 15_000),
+      signal: signal ? AbortSignal.any([signal, limit.signal]) : limit.signal,
     });
+    if (streaming) clearTimeout(timer);
+    return response;
   } catch (error) {
+    clearTimeout(timer);
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     const timedOut = (error as Error).name === "TimeoutError";
     return {

@@ -22,8 +22,17 @@ export interface ApiServerOptions {
   logger: Logger;
   apiToken: string | undefined;
   maxBodyBytes: number;
+  /** How often an idle event stream gets a keep-alive comment; STREAM_KEEPALIVE_MS (15 s) by default. */
+  streamKeepAliveMs?: number;
   /** Started, not draining, and the store answers: /readyz answers 200. */
   isReady: () => Promise<boolean>;
+}
+
+/** What a request came to, for its metrics: `untimed` for a stream, whose life is not a latency. */
+interface RouteOutcome {
+  route: string;
+  status: number;
+  untimed?: boolean;
 }
 
 /** The most calls one tRPC batch may hold; more is a 400. */
@@ -47,11 +56,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     createContext: () => context,
   });
 
-  async function route(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-  ): Promise<{ route: string; status: number }> {
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<RouteOutcome> {
     const path = url.pathname;
     const refused = (
       code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
@@ -80,7 +85,7 @@ export function createApiServer(options: ApiServerOptions): Server {
         return { route: "/trpc", status: sendError(res, error, { allow: "GET, POST" }) };
       }
       await trpc(req, res);
-      return { route: "/trpc", status: res.statusCode };
+      return { route: "/trpc", status: res.statusCode, untimed: wantsEventStream(req.headers) };
     }
     const match = matchRoute(req.method ?? "GET", path);
     if (match.kind === "none") {
@@ -109,8 +114,9 @@ export function createApiServer(options: ApiServerOptions): Server {
         body: undefined,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
-      await serveEventStream(res, items, STREAM_KEEPALIVE_MS, closed.signal);
-      return { route: `${route.path} (stream)`, status: 200 };
+      await serveEventStream(res, items, options.streamKeepAliveMs ?? STREAM_KEEPALIVE_MS, closed.signal);
+      // Its life is not a request's latency: counted by oah_event_streams_open, not timed.
+      return { route: `${route.path} (stream)`, status: 200, untimed: true };
     }
     const body = req.method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : undefined;
     const query = Object.fromEntries(url.searchParams);
@@ -124,7 +130,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? "/", "http://localhost");
     route(req, res, url)
-      .catch((error: unknown) => {
+      .catch((error: unknown): RouteOutcome => {
         const status = res.headersSent ? res.statusCode : sendError(res, error);
         if (status >= 500)
           logger.error({ err: error, method: req.method, path: url.pathname }, "request failed");
@@ -135,7 +141,8 @@ export function createApiServer(options: ApiServerOptions): Server {
         discardUnreadBody(req);
         const { status } = done;
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
+        if (!done.untimed)
+          metrics.httpRequest({ method: req.method ?? "GET", route: done.route, status }, seconds);
         const entry = { method: req.method, path: url.pathname, status, ms: Math.round(seconds * 1000) };
         if (status >= 500) logger.warn(entry, "request");
         else logger.debug(entry, "request");

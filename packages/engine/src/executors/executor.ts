@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import type { RunEventType, StepKind } from "@oah/core";
+import type { LiveEventType, RunEventType, StepKind } from "@oah/core";
 
 /** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
 export interface RunJournal {
@@ -32,6 +32,12 @@ export interface ExecutionContext {
   runHookCommand(name: string, command: string, timeoutMs?: number): Promise<void>;
   /** The output of the session's latest completed run of this executor before this one (conversation history). */
   previousOutput(): Promise<unknown>;
+  /**
+   * Shows a live event on the run's streams at once, without storing it: a row per
+   * token of a model's answer would swamp the store, and the stored event that ends the
+   * call keeps the whole of it. Fire and forget; a lost live event never fails the run.
+   */
+  live(type: LiveEventType, data: Record<string, unknown>): void;
 }
 
 export interface ExecutionResult {

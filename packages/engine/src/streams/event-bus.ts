@@ -1,3 +1,5 @@
+import type { LiveEventType } from "@oah/core";
+
 /**
  * A live event: shown on the streams as it happens, never stored (a model's text as it
  * is written; the stored `model.completed` keeps the whole of it).
@@ -5,7 +7,7 @@
 export interface LiveEvent {
   sessionId: string;
   runId: string;
-  type: "model.delta";
+  type: LiveEventType;
   at: string;
   data: Record<string, unknown>;
 }

@@ -12,12 +12,18 @@ export interface StreamItem {
 export interface EventStreamSettings {
   /** The store is read this often even without a note: a lost note delays an event, never loses it. */
   pollMs: number;
-  /** After a read found committed events not yet in order, the next comes this soon (doubling up to pollMs). */
+  /** After a read found committed events not yet in order, the next comes this soon (doubling up to settleMaxMs). */
   settleMs: number;
+  settleMaxMs: number;
   pageSize: number;
 }
 
-export const DEFAULT_STREAM_SETTINGS: EventStreamSettings = { pollMs: 2_000, settleMs: 5, pageSize: 500 };
+export const DEFAULT_STREAM_SETTINGS: EventStreamSettings = {
+  pollMs: 2_000,
+  settleMs: 5,
+  settleMaxMs: 100,
+  pageSize: 500,
+};
 
 export interface StreamTarget {
   scope: EventScope;
@@ -71,17 +77,23 @@ export async function* eventStream(
       if (dirty) {
         dirty = false;
         let page: Awaited<ReturnType<RunStore["streamEvents"]>>;
+        let delivered = false;
         do {
           page = await deps.store.streamEvents(target.scope, position, settings.pageSize);
           for (const event of page.events) {
             yield { id: event.id, event };
             lastType = event.type;
+            delivered = true;
           }
           if (page.last) position = page.last;
         } while (page.full && !signal.aborted);
         if (page.unsettled) {
+          // Transactions older than the events found are still open: they end within
+          // milliseconds, so the read comes again soon, a little later each time it finds
+          // nothing new, never later than `settleMaxMs`.
+          if (delivered) settleDelay = settings.settleMs;
           nextReadIn = settleDelay;
-          settleDelay = Math.min(settleDelay * 2, settings.pollMs);
+          settleDelay = Math.min(settleDelay * 2, settings.settleMaxMs);
         } else {
           settleDelay = settings.settleMs;
           if (target.endsWithRun && lastType !== null && TERMINAL_TYPES.has(lastType)) return;

@@ -10,7 +10,15 @@ import { outcomeOf, type Settled } from "./outcome";
 /** What the execution of one run uses of its host. */
 export type ExecutionHost = Pick<
   HostContext,
-  "store" | "observers" | "active" | "executors" | "hooks" | "workspaceRoot" | "logger" | "finishRetryMs"
+  | "store"
+  | "observers"
+  | "events"
+  | "active"
+  | "executors"
+  | "hooks"
+  | "workspaceRoot"
+  | "logger"
+  | "finishRetryMs"
 >;
 
 /**
@@ -136,6 +144,14 @@ export async function executeRun(
       runHookCommand: (name, command, timeoutMs) =>
         host.hooks.command(name, command, timeoutMs, target, "script"),
       previousOutput: () => host.store.previousOutput(run.sessionId, run.seq, run.executor),
+      live: (type, data) => {
+        // An aborted execution's text is no longer the run's (cancelled, or fenced out by a new owner).
+        if (signal.aborted) return;
+        host.events.publish({
+          kind: "live",
+          event: { sessionId: run.sessionId, runId: run.id, type, at: new Date().toISOString(), data },
+        });
+      },
     });
     settled = { ok: true, output: result.output };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { EventBus, EventNote } from "@oah/engine";
-import { type RedisClient, subscriberOf } from "../client";
+import type { RedisClient } from "../client";
 import { redisKeys } from "../keys";
+import { PubSubChannel } from "./pubsub-channel";
 
 /**
  * Event notes over Redis pub/sub, as JSON messages on one channel. The `written` notes of
@@ -8,27 +9,12 @@ import { redisKeys } from "../keys";
  * together); a live event first flushes them, so that notes keep the order they were given in.
  */
 export class RedisEventBus implements EventBus {
-  private readonly subscriber: RedisClient;
-  private readonly channel: string;
-  private readonly listeners = new Set<(note: EventNote) => void>();
-  private subscribed: Promise<unknown> | undefined;
+  private readonly channel: PubSubChannel<EventNote>;
   private pending = new Set<string>();
   private flushScheduled = false;
 
-  constructor(
-    private readonly redis: RedisClient,
-    prefix: string,
-  ) {
-    this.channel = redisKeys(prefix).eventChannel;
-    // Subscriptions are restored by ioredis after a reconnection.
-    this.subscriber = subscriberOf(redis);
-    this.subscriber.on("error", () => {});
-    this.subscriber.on("message", (channel: string, message: string) => {
-      if (channel !== this.channel) return;
-      const note = parseNote(message);
-      if (!note) return;
-      for (const listener of this.listeners) listener(note);
-    });
+  constructor(redis: RedisClient, prefix: string) {
+    this.channel = new PubSubChannel(redis, redisKeys(prefix).eventChannel, parseNote);
   }
 
   publish(note: EventNote): void {
@@ -45,20 +31,17 @@ export class RedisEventBus implements EventBus {
   }
 
   subscribe(listener: (note: EventNote) => void): () => void {
-    this.listeners.add(listener);
-    this.subscribed ??= this.subscriber.subscribe(this.channel).catch(() => {});
-    return () => this.listeners.delete(listener);
+    return this.channel.subscribe(listener);
   }
 
   /** Resolves once this process receives notes. */
-  async ready(): Promise<void> {
-    await this.subscribed;
+  ready(): Promise<void> {
+    return this.channel.ready();
   }
 
   async close(): Promise<void> {
     this.flush();
-    this.listeners.clear();
-    this.subscriber.disconnect();
+    this.channel.close();
   }
 
   private flush(): void {
@@ -71,7 +54,7 @@ export class RedisEventBus implements EventBus {
 
   private send(note: EventNote): void {
     // Best effort: a stream that misses a note reads the store on its next period.
-    this.redis.publish(this.channel, JSON.stringify(note)).catch(() => {});
+    this.channel.publish(JSON.stringify(note)).catch(() => {});
   }
 }
 

@@ -1,49 +1,37 @@
 import type { RunSignal, RunSignalBus } from "@oah/engine";
-import { type RedisClient, subscriberOf } from "../client";
+import type { RedisClient } from "../client";
 import { redisKeys } from "../keys";
+import { PubSubChannel } from "./pubsub-channel";
 
 const KINDS = new Set<RunSignal["kind"]>(["cancel", "tool_result"]);
 
+function decode(message: string): RunSignal | null {
+  const [kind, runId] = message.split(" ") as [RunSignal["kind"], string | undefined];
+  return KINDS.has(kind) && runId ? { kind, runId } : null;
+}
+
 /** Run signals over Redis pub/sub, as `<kind> <runId>` messages on one channel. */
 export class RedisRunSignalBus implements RunSignalBus {
-  private readonly subscriber: RedisClient;
-  private readonly channel: string;
-  private readonly listeners = new Set<(signal: RunSignal) => void>();
-  private subscribed: Promise<unknown> | undefined;
+  private readonly channel: PubSubChannel<RunSignal>;
 
-  constructor(
-    private readonly redis: RedisClient,
-    prefix: string,
-  ) {
-    this.channel = redisKeys(prefix).signalChannel;
-    // Subscriptions are restored by ioredis after a reconnection.
-    this.subscriber = subscriberOf(redis);
-    this.subscriber.on("error", () => {});
-    this.subscriber.on("message", (channel: string, message: string) => {
-      if (channel !== this.channel) return;
-      const [kind, runId] = message.split(" ") as [RunSignal["kind"], string | undefined];
-      if (!KINDS.has(kind) || !runId) return;
-      for (const listener of this.listeners) listener({ kind, runId });
-    });
+  constructor(redis: RedisClient, prefix: string) {
+    this.channel = new PubSubChannel(redis, redisKeys(prefix).signalChannel, decode);
   }
 
   async publish(signal: RunSignal): Promise<void> {
-    await this.redis.publish(this.channel, `${signal.kind} ${signal.runId}`);
+    await this.channel.publish(`${signal.kind} ${signal.runId}`);
   }
 
   subscribe(listener: (signal: RunSignal) => void): () => void {
-    this.listeners.add(listener);
-    this.subscribed ??= this.subscriber.subscribe(this.channel).catch(() => {});
-    return () => this.listeners.delete(listener);
+    return this.channel.subscribe(listener);
   }
 
   /** Resolves once this host receives signals. */
-  async ready(): Promise<void> {
-    await this.subscribed;
+  ready(): Promise<void> {
+    return this.channel.ready();
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
-    this.subscriber.disconnect();
+    this.channel.close();
   }
 }

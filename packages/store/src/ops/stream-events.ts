@@ -27,8 +27,16 @@ export async function eventPosition(
   return row ? { position: { tx: String(row.tx), id: Number(row.id) }, type: row.type } : null;
 }
 
+export interface StreamRead {
+  scope: EventScope;
+  after: EventPosition;
+  limit: number;
+}
+
+type StreamRow = EventRow & { k?: number; tx: string; settled: boolean };
+
 /**
- * The events of a stream after a position, in the order their transactions committed,
+ * The events of streams after their positions, in the order their transactions committed,
  * so that a reader that keeps only its last position misses none.
  *
  * SQLite commits one write at a time, in id order. PostgreSQL hands ids out when rows are
@@ -36,26 +44,62 @@ export async function eventPosition(
  * with a higher id. Its events are ordered by their writer's transaction id instead, and
  * only those of transactions older than every one still in progress are given out
  * ("settled"): whatever commits later sorts after them. Committed events not yet settled
- * are left for the next read, which `unsettled` asks for soon.
+ * are left for the next read, which `unsettled` asks for soon. The horizon is the
+ * server's: a transaction left open in any database holds every stream back until it ends.
+ *
+ * On PostgreSQL the reads of many streams (every stream a note wakes) go in one statement,
+ * of the same text whatever their number: prepared once, planned once.
  */
-export async function streamEvents(
-  { db }: OpContext,
-  scope: EventScope,
-  after: EventPosition,
-  limit: number,
-): Promise<EventStreamPage> {
-  const rows =
-    db.dialect === "postgres"
-      ? await db.all<EventRow & { tx: string; settled: boolean }>(sql`SELECT e.id, e.run_id, e.type, e.at,
-          e.data, e.tx::text AS tx, e.tx < pg_snapshot_xmin(pg_current_snapshot()) AS settled
-        FROM run_events e JOIN runs r ON r.id = e.run_id
-        WHERE ${scopeOf(scope, sql`r`)} AND (e.tx, e.id) > (CAST(${after.tx} AS xid8), ${after.id})
-        ORDER BY e.tx, e.id LIMIT ${limit}`)
-      : (
-          await db.all<EventRow>(sql`SELECT e.id, e.run_id, e.type, e.at, e.data FROM run_events e
-            JOIN runs r ON r.id = e.run_id WHERE ${scopeOf(scope, sql`r`)} AND e.id > ${after.id}
-            ORDER BY e.id LIMIT ${limit}`)
-        ).map((row) => ({ ...row, tx: "0", settled: true }));
+export async function streamEventsBatch({ db }: OpContext, reads: StreamRead[]): Promise<EventStreamPage[]> {
+  if (db.dialect !== "postgres") {
+    return Promise.all(
+      reads.map(async ({ scope, after, limit }) =>
+        pageOf(
+          db,
+          (
+            await db.all<EventRow>(sql`SELECT e.id, e.run_id, e.type, e.at, e.data FROM run_events e
+              JOIN runs r ON r.id = e.run_id WHERE ${scopeOf(scope, sql`r`)} AND e.id > ${after.id}
+              ORDER BY e.id LIMIT ${limit}`)
+          ).map((row) => ({ ...row, tx: "0", settled: true })),
+          limit,
+        ),
+      ),
+    );
+  }
+  const rows = db.rowsOf(
+    6,
+    reads.map(({ scope, after, limit }, k) => [
+      String(k),
+      "sessionId" in scope ? scope.sessionId : null,
+      "runId" in scope ? scope.runId : null,
+      after.tx,
+      String(after.id),
+      String(limit),
+    ]),
+  );
+  const found = await db.all<StreamRow>(
+    sql`SELECT CAST(v.column1 AS int) AS k, e.id, e.run_id, e.type, e.at, e.data, e.tx::text AS tx,
+        e.tx < pg_snapshot_xmin(pg_current_snapshot()) AS settled
+      FROM ${rows} CROSS JOIN LATERAL (
+        (SELECT e.* FROM run_events e
+          WHERE v.column3 IS NOT NULL AND e.run_id = v.column3
+            AND (e.tx, e.id) > (CAST(v.column4 AS xid8), CAST(v.column5 AS bigint))
+          ORDER BY e.tx, e.id LIMIT CAST(v.column6 AS int))
+        UNION ALL
+        (SELECT e.* FROM runs r JOIN run_events e ON e.run_id = r.id
+          WHERE v.column2 IS NOT NULL AND r.session_id = v.column2
+            AND (e.tx, e.id) > (CAST(v.column4 AS xid8), CAST(v.column5 AS bigint))
+          ORDER BY e.tx, e.id LIMIT CAST(v.column6 AS int))
+      ) AS e
+      ORDER BY k, e.tx, e.id`,
+    "stream_events",
+  );
+  const byRead = reads.map((): StreamRow[] => []);
+  for (const row of found) byRead[Number(row.k)]!.push(row);
+  return byRead.map((rowsOfRead, k) => pageOf(db, rowsOfRead, reads[k]!.limit));
+}
+
+function pageOf(db: OpContext["db"], rows: StreamRow[], limit: number): EventStreamPage {
   const events: RunEvent[] = [];
   let last: EventPosition | null = null;
   for (const row of rows) {

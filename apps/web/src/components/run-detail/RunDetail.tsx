@@ -17,7 +17,7 @@ import { useRunActions } from "./useRunActions";
 import { useRunQueries } from "./useRunQueries";
 
 export function RunDetail({ runId }: { runId: string }) {
-  const { run, events, steps } = useRunQueries(runId);
+  const { run, events, steps, live, writing } = useRunQueries(runId);
   const actions = useRunActions();
 
   if (!run.data) {
@@ -52,7 +52,7 @@ export function RunDetail({ runId }: { runId: string }) {
         errors={[run.error, events.error, steps.error]}
         updatedAt={run.dataUpdatedAt || null}
       />
-      <RunHeader run={r} actions={actions} />
+      <RunHeader run={r} actions={actions} live={live} />
       {notice ? (
         <p className={noticeClass(notice)} role="status">
           {notice.text}
@@ -76,6 +76,7 @@ export function RunDetail({ runId }: { runId: string }) {
         />
         <RunSteps
           steps={steps.data?.items as unknown as RunStep[] | undefined}
+          writing={writing}
           error={steps.error}
           onRetry={() => steps.refetch()}
         />

@@ -1,10 +1,12 @@
 import type { Run } from "@oah/contract";
+import type { LiveState } from "@/lib/live/state";
 import { isCancellable, requeueKind } from "@/lib/runs";
 import { RecoveryBadge, StatusBadge } from "../Badges";
+import { LiveBadge } from "../live/LiveBadge";
 import type { RunActions } from "./useRunActions";
 
 /** The run's id and state, and the actions it allows. */
-export function RunHeader({ run, actions }: { run: Run; actions: RunActions }) {
+export function RunHeader({ run, actions, live }: { run: Run; actions: RunActions; live: LiveState }) {
   const { cancel, requeue } = actions;
   const again = requeueKind(run);
   return (
@@ -14,6 +16,7 @@ export function RunHeader({ run, actions }: { run: Run; actions: RunActions }) {
         <StatusBadge status={run.status} />
       </span>
       {run.recoveryState ? <RecoveryBadge state={run.recoveryState} /> : null}
+      <LiveBadge state={live} />
       <div className="spacer" />
       {isCancellable(run) ? (
         <button

@@ -1,5 +1,6 @@
 import type { RunStep } from "@oah/contract";
 import { between, duration, json } from "@/lib/format";
+import { type Writing, writingText } from "@/lib/live/run-stream";
 import { Code } from "../Badges";
 import { ErrorState } from "../ErrorBanner";
 import { Time } from "../Time";
@@ -32,13 +33,27 @@ function StepList({ steps }: { steps: RunStep[] }) {
   );
 }
 
+/** The model's text as it comes, until its step is stored with the whole of it. */
+function WritingArea({ writing }: { writing: Writing }) {
+  return (
+    <figure className="writing" aria-label="Model writing">
+      <figcaption className="muted small">
+        writing… <span className="mono">step {writing.stepId}</span>
+      </figcaption>
+      <pre className="json">{writingText(writing)}</pre>
+    </figure>
+  );
+}
+
 /** The run's steps panel. */
 export function RunSteps({
   steps,
+  writing,
   error,
   onRetry,
 }: {
   steps: RunStep[] | undefined;
+  writing: Writing | null;
   error: unknown;
   onRetry: () => void;
 }) {
@@ -52,6 +67,7 @@ export function RunSteps({
       ) : (
         <p className="muted">Loading steps…</p>
       )}
+      {writing ? <WritingArea writing={writing} /> : null}
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import type { RunSummary } from "@oah/contract";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { REFRESH_MS } from "@/lib/constants";
+import type { refreshEvery } from "@/lib/live/state";
 import { type Cursors, FIRST_PAGE, pageText, previousPage } from "@/lib/runs-panel/paging";
 import { filtersToInput, hasFilters, type RunFilters } from "@/lib/storage-filters/view";
 import { errorFacts, useTRPC } from "@/lib/trpc";
@@ -21,10 +21,13 @@ import { useSelection } from "./useSelection";
 /** The runs of the view, a keyset page at a time, with single and bulk requeue. */
 export function RunsPanel({
   filters,
+  refresh,
   onFilters,
   onClear,
 }: {
   filters: RunFilters;
+  /** The periodic refresh (see refreshEvery). */
+  refresh: ReturnType<typeof refreshEvery>;
   onFilters: (f: Partial<RunFilters>) => void;
   onClear: () => void;
 }) {
@@ -36,7 +39,7 @@ export function RunsPanel({
   const cursor = cursors[cursors.length - 1];
   const input = { ...filtersToInput(filters), limit: filters.limit, ...(cursor ? { cursor } : {}) };
   const runs = useQuery(
-    trpc.admin.runs.queryOptions(input, { refetchInterval: REFRESH_MS, placeholderData: keepPreviousData }),
+    trpc.admin.runs.queryOptions(input, { refetchInterval: refresh, placeholderData: keepPreviousData }),
   );
 
   // A cursor the API no longer accepts (e.g. made for other filters): back to the first page.

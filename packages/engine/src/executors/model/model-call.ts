@@ -8,7 +8,12 @@ import {
   type ToolSpec,
 } from "./model-client";
 
-/** A model call with its record: a `model` step and the model.started / completed / failed events. */
+/**
+ * A model call with its record: a `model` step and the model.started / completed / failed
+ * events, and the answer's text as it is written in live `model.delta` events
+ * `{stepId, index, text}` (index 0, 1, 2… within the call), all shown before the stored
+ * `model.completed`, whose `text` is the whole of it.
+ */
 export async function callModel(
   context: ExecutionContext,
   endpoint: ModelEndpoint,
@@ -19,7 +24,10 @@ export async function callModel(
   const stepId = await journal.startStep("model", endpoint.model);
   await journal.event("model.started", { stepId, model: endpoint.model, messages: messages.length });
   try {
-    const reply = await chatCompletion(endpoint, messages, tools, context.signal);
+    let index = 0;
+    const reply = await chatCompletion(endpoint, messages, tools, context.signal, (text) =>
+      context.live("model.delta", { stepId, index: index++, text }),
+    );
     const usage = reply.usage;
     if (stepId !== null) {
       await journal.finishStep(stepId, {
@@ -36,6 +44,7 @@ export async function callModel(
       stepId,
       model: endpoint.model,
       finishReason: reply.finishReason,
+      text: reply.content,
       toolCalls: reply.toolCalls.length,
       ...(usage ?? {}),
     });

@@ -102,7 +102,11 @@ class ReplyBuilder {
   }
 }
 
-async function readStream(body: ReadableStream<Uint8Array>, builder: ReplyBuilder): Promise<void> {
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  builder: ReplyBuilder,
+  onText: (text: string) => void,
+): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
@@ -115,21 +119,26 @@ async function readStream(body: ReadableStream<Uint8Array>, builder: ReplyBuilde
       if (!line.startsWith("data:")) continue;
       const data = line.slice(5).trim();
       if (data === "[DONE]") return;
-      builder.add(JSON.parse(data) as StreamChunk);
+      const chunk = JSON.parse(data) as StreamChunk;
+      builder.add(chunk);
+      const text = chunk.choices?.[0]?.delta?.content;
+      if (text) onText(text);
     }
   }
 }
 
 /**
- * One streamed chat completion. Aborted with `signal` (the run's cancel or
- * timeout: the HTTP request is closed), or by the per-call timeout, which fails
- * with `model_timed_out`; any other failure is `model_failed`.
+ * One streamed chat completion; `onText` is given each piece of the answer's text as it
+ * arrives (nothing when the endpoint answers in one piece, as plain JSON). Aborted with
+ * `signal` (the run's cancel or timeout: the HTTP request is closed), or by the per-call
+ * timeout, which fails with `model_timed_out`; any other failure is `model_failed`.
  */
 export async function chatCompletion(
   endpoint: ModelEndpoint,
   messages: ChatMessage[],
   tools: ToolSpec[],
   signal: AbortSignal,
+  onText: (text: string) => void,
 ): Promise<ModelReply> {
   if (!endpoint.baseUrl) {
     throw new RunFailure("model_failed", "no model endpoint is configured (set OAH_MODEL_BASE_URL)");
@@ -166,7 +175,7 @@ export async function chatCompletion(
     if ((res.headers.get("content-type") ?? "").includes("application/json")) {
       builder.add((await res.json()) as StreamChunk);
     } else {
-      await readStream(res.body, builder);
+      await readStream(res.body, builder, onText);
     }
     return builder.reply();
   } catch (error) {

@@ -24,7 +24,16 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
   const auth = upstreamAuth(request);
   if (!auth.ok) return trpcError(401, "unauthorized", "Sign in to the console to use the API.");
 
-  const headers: Record<string, string> = { accept: "application/json", ...auth.headers };
+  // A subscription (an EventSource asks for a stream) is answered as it comes, for as long as the
+  // browser holds it; where to resume after a dropped connection goes along with it.
+  const streaming =
+    request.method === "GET" && /\btext\/event-stream\b/i.test(request.headers.get("accept") ?? "");
+  const headers: Record<string, string> = {
+    accept: streaming ? "text/event-stream" : "application/json",
+    ...auth.headers,
+  };
+  const lastEventId = request.headers.get("last-event-id");
+  if (streaming && lastEventId) headers["last-event-id"] = lastEventId;
   let body: string | undefined;
   if (request.method === "POST") {
     const type = request.headers.get("content-type") ?? "";
@@ -45,6 +54,9 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
     method: request.method,
     headers,
     body,
+    streaming,
+    // The browser gone, the stream to oah-api is closed too.
+    signal: request.signal,
   });
   if (isFailure(upstream)) return trpcError(upstream.httpStatus, upstream.errorCode, upstream.message);
 
@@ -62,12 +74,13 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
     return refused;
   }
 
+  const type = upstream.headers.get("content-type") ?? "application/json";
   return new Response(upstream.body, {
     status: upstream.status,
-    headers: {
-      "content-type": upstream.headers.get("content-type") ?? "application/json",
-      "cache-control": "no-store",
-    },
+    headers: /^text\/event-stream\b/i.test(type)
+      ? // no-transform: Next.js does not compress it (which would hold events back in the compressor).
+        { "content-type": type, "cache-control": "no-store, no-transform", "x-accel-buffering": "no" }
+      : { "content-type": type, "cache-control": "no-store" },
   });
 }
 

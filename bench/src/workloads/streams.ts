@@ -1,0 +1,137 @@
+// (s) Event streams: `streams` session streams held open on one `oah-api --api-only`
+// while two `oah-sandbox` processes (8 slots each) execute `runsPerSession` runs of every
+// session (Redis + PostgreSQL). Figures: how long the streams take to open, the API
+// process's memory with them open, and the time from a run's start or end on a sandbox
+// (the event's `at`, stamped by the sandbox's group commit before its commit) to its
+// arrival on the client's stream, over every such event. The streams come from four
+// loopback addresses: oah-api takes at most 500 connections per client address.
+import { readFileSync } from "node:fs";
+import { createClient } from "@oah/client";
+import type { StreamedEvent } from "@oah/contract";
+import { createTempDir, type OahProcess, startOah } from "@oah/testing";
+import { Agent, fetch as undiciFetch } from "undici";
+import { log, sleep } from "../log";
+import type { Services } from "../services";
+import { percentile, round } from "../stats";
+
+export interface StreamsResult {
+  streams: number;
+  runs: number;
+  openSeconds: number;
+  apiRssMb: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  events: number;
+}
+
+const SOURCE_ADDRESSES = ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"];
+const TIMED = new Set(["run.started", "run.completed"]);
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function openStreams(url: string): Promise<number> {
+  const response = await fetch(`${url}/metrics`);
+  const line = /^oah_event_streams_open (\d+)/m.exec(await response.text());
+  return Number(line?.[1] ?? 0);
+}
+
+export async function streamsOnce(
+  services: Services,
+  shape: { streams: number; runsPerSession: number },
+): Promise<StreamsResult> {
+  const db = await services.createDatabase("streams");
+  const prefix = await services.createRedisPrefix("streams");
+  const dir = createTempDir("oah-bench-");
+  const env = {
+    OAH_DATABASE_URL: db.url,
+    OAH_REDIS_URL: services.redisUrl,
+    OAH_REDIS_PREFIX: prefix.prefix,
+    OAH_DATA_DIR: dir.path,
+    OAH_LOG_LEVEL: "error",
+  };
+  const processes: OahProcess[] = [];
+  const stop = new AbortController();
+  const agents = SOURCE_ADDRESSES.map((localAddress) => new Agent({ localAddress }));
+  try {
+    const api = await startOah("oah-api", { env, args: ["--api-only"] });
+    processes.push(api);
+    for (let i = 0; i < 2; i++) {
+      processes.push(
+        await startOah("oah-sandbox", { env: { ...env, OAH_WORKERS_MIN: "8", OAH_WORKERS_MAX: "8" } }),
+      );
+    }
+    const submitter = createClient({ baseUrl: api.url });
+    const latencies: number[] = [];
+    let ended = 0;
+    const total = shape.streams * shape.runsPerSession;
+    const opened = Date.now();
+    const readers = Array.from({ length: shape.streams }, async (_, i) => {
+      const agent = agents[i % agents.length]!;
+      const client = createClient({
+        baseUrl: api.url,
+        fetch: (input, init) =>
+          undiciFetch(input, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>,
+      });
+      try {
+        for await (const event of client.events({ sessionId: `st-${i}` }, { signal: stop.signal })) {
+          const at = Date.now();
+          if (!TIMED.has(event.type)) continue;
+          latencies.push(at - Date.parse((event as StreamedEvent).at));
+          if (event.type === "run.completed") ended++;
+        }
+      } catch (error) {
+        if (!stop.signal.aborted) throw error;
+      }
+    });
+    while ((await openStreams(api.url)) < shape.streams) {
+      if (Date.now() - opened > 60_000) throw new Error("the streams did not all open within 60 s");
+      await sleep(50);
+    }
+    const openSeconds = round((Date.now() - opened) / 1000, 2);
+    const apiRssMb = rssMb(api.child.pid!);
+    let next = 0;
+    const jobs = Array.from({ length: shape.runsPerSession }, () =>
+      Array.from({ length: shape.streams }, (_, i) => `st-${i}`),
+    ).flat();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let k = next++; k < jobs.length; k = next++) {
+          await submitter.submit(jobs[k]!, { input: { steps: [{ type: "sleep", ms: 5 }] } });
+        }
+      }),
+    );
+    const deadline = Date.now() + 180_000;
+    while (ended < total) {
+      if (Date.now() > deadline) throw new Error(`only ${ended} of ${total} runs reached their streams`);
+      await sleep(50);
+    }
+    stop.abort();
+    await Promise.all(readers);
+    const result: StreamsResult = {
+      streams: shape.streams,
+      runs: total,
+      openSeconds,
+      apiRssMb,
+      latencyP50Ms: percentile(latencies, 50),
+      latencyP99Ms: percentile(latencies, 99),
+      latencyMaxMs: Math.max(...latencies),
+      events: latencies.length,
+    };
+    log(
+      `  streams: ${result.streams} open in ${openSeconds} s (API ${apiRssMb} MB); ${result.events} starts and ends ` +
+        `reached them in p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, max ${result.latencyMaxMs} ms`,
+    );
+    return result;
+  } finally {
+    stop.abort();
+    await Promise.all(processes.map((p) => p.stop("SIGKILL")));
+    await Promise.all(agents.map((a) => a.close()));
+    await prefix.clear();
+    await db.drop();
+    dir.remove();
+  }
+}
