@@ -1,15 +1,18 @@
-import type { PoolOverview, Run, StorageOverview } from "@oah/contract";
+import { createClient, type OahClient } from "@oah/client";
+import type { Run, StorageOverview } from "@oah/contract";
 import { ApiClient } from "@oah/testing";
 import { test as base, expect, type Page } from "@playwright/test";
 import { type E2EState, readState } from "./support/state";
 
 export { expect };
 
-export const test = base.extend<{ api: ApiClient }, { state: E2EState }>({
+/** `api` is raw HTTP, for the paths @oah/client leaves out (the storage lists) and answers read status by status. */
+export const test = base.extend<{ api: ApiClient; oah: OahClient }, { state: E2EState }>({
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's needs from this pattern
   state: [async ({}, use) => use(readState()), { scope: "worker" }],
   baseURL: async ({ state }, use) => use(state.consoleUrl),
   api: async ({ state }, use) => use(new ApiClient(state.apiUrl)),
+  oah: async ({ state }, use) => use(createClient({ baseUrl: state.apiUrl })),
 });
 
 /**
@@ -44,10 +47,6 @@ export async function apiRunIds(api: ApiClient, query: Record<string, string> = 
 
 export async function apiOverview(api: ApiClient): Promise<StorageOverview> {
   return (await api.get<StorageOverview>("/api/v1/storage/overview")).body;
-}
-
-export async function apiPool(api: ApiClient): Promise<PoolOverview> {
-  return (await api.get<PoolOverview>("/api/v1/pool")).body;
 }
 
 /** The run ids the runs table shows, in order. */

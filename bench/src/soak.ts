@@ -2,6 +2,7 @@
 // random sandbox is killed (kill -9) every few seconds and replaced; then every
 // run is checked: one terminal status each, FIFO and no overlap per session,
 // nothing lost. Not part of `npm test`; run with `npm run soak -- --minutes 10`.
+import { createClient, OahApiError } from "@oah/client";
 import { fuzzApi, type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
 import { positiveInteger, positiveNumber, readCommandLine } from "./command-line";
 import { unfinishedRuns } from "./oah";
@@ -60,6 +61,7 @@ const env = {
 };
 
 async function submitLoad(d: SplitDeployment, until: number, submitted: string[]): Promise<void> {
+  const oah = createClient({ baseUrl: d.api.url, token: d.env.OAH_API_TOKEN });
   const intervalMs = 1000 / ratePerSecond;
   let next = Date.now();
   let i = 0;
@@ -68,18 +70,20 @@ async function submitLoad(d: SplitDeployment, until: number, submitted: string[]
     const n = i++;
     const p = (async () => {
       const steps =
-        n % 5 === 0 ? [{ type: "shell", command: "true" }] : [{ type: "sleep", ms: random(5, 200) }];
+        n % 5 === 0
+          ? [{ type: "shell" as const, command: "true" }]
+          : [{ type: "sleep" as const, ms: random(5, 200) }];
       for (;;) {
-        const res = await d.client.post<{ run: { id: string } }>(
-          `/api/v1/sessions/soak-${n % sessionCount}/runs`,
-          {
+        try {
+          const { run, created } = await oah.submit(`soak-${n % sessionCount}`, {
             input: { steps },
             idempotencyKey: `soak-${n}`,
-          },
-        );
-        if (res.status === 202 || res.status === 200) {
-          if (res.status === 202) submitted.push(res.body.run.id);
+          });
+          if (created) submitted.push(run.id);
           return;
+        } catch (error) {
+          // Refusals while the chaos has a process down are tried again; not reaching the API is not.
+          if (!(error instanceof OahApiError)) throw error;
         }
         await sleep(200);
       }

@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { REPO_ROOT, submit, waitFor, waitForRun } from "@oah/testing";
-import { apiPool, expect, row, test } from "../fixtures";
+import { REPO_ROOT, waitFor } from "@oah/testing";
+import { expect, row, test } from "../fixtures";
 
 const OUT = join(REPO_ROOT, "docs/screenshots");
 
-test("screenshots of the console with real data", async ({ page, api, state }) => {
+test("screenshots of the console with real data", async ({ page, oah, state }) => {
   // Traffic in waves for a minute, so that the pool's sampled history (one sample per 5 s) has a shape.
   const started = Date.now();
   let wave = 0;
@@ -12,28 +12,40 @@ test("screenshots of the console with real data", async ({ page, api, state }) =
     const sessions = [3, 9, 5, 12, 2, 7][wave % 6]!;
     await Promise.all(
       Array.from({ length: sessions }, (_, i) =>
-        submit(api, `ingest-${(wave * 7 + i) % 11}`, [
-          { type: "shell", command: `sleep 0.${4 + ((i * 3 + wave) % 6)}` },
-          { type: "output", value: { wave, item: i } },
-        ]),
+        oah.submit(`ingest-${(wave * 7 + i) % 11}`, {
+          input: {
+            steps: [
+              { type: "shell", command: `sleep 0.${4 + ((i * 3 + wave) % 6)}` },
+              { type: "output", value: { wave, item: i } },
+            ],
+          },
+        }),
       ),
     );
     wave++;
     await new Promise((r) => setTimeout(r, 4_000));
   }
   // Something in flight on the page: a long run, one queued behind it, one waiting for a tool.
-  const long = await submit(api, "reindex-catalog", [
-    { type: "shell", command: "echo 'reindexing'; sleep 300" },
-    { type: "output", value: "done" },
-  ]);
-  await submit(api, "reindex-catalog", [{ type: "output", value: "next" }]);
-  const approval = await submit(api, "approvals-18", [{ type: "wait_tool", name: "approve" }]);
-  await waitForRun(api, long.id, (r) => r.status === "running");
-  await waitForRun(api, approval.id, (r) => r.status === "waiting_tool");
+  const long = (
+    await oah.submit("reindex-catalog", {
+      input: {
+        steps: [
+          { type: "shell", command: "echo 'reindexing'; sleep 300" },
+          { type: "output", value: "done" },
+        ],
+      },
+    })
+  ).run;
+  await oah.submit("reindex-catalog", { input: { steps: [{ type: "output", value: "next" }] } });
+  const approval = (
+    await oah.submit("approvals-18", { input: { steps: [{ type: "wait_tool", name: "approve" }] } })
+  ).run;
+  await oah.wait(long.id, { until: ["running"] });
+  await oah.wait(approval.id, { until: ["waiting_tool"] });
   await waitFor(
     "pool history",
     async () => {
-      const pool = await apiPool(api);
+      const pool = await oah.pool();
       return pool.history.every((h) => h.samples.length >= 8);
     },
     60_000,

@@ -135,7 +135,10 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   const all = [...completed, plainFailed, executorFailed, toolTimedOut, ...timedOut, toCancel];
   const ended = await Promise.all(all.map((r) => c.wait(r.id, { timeoutMs: 30_000 })));
   const expect = (run: Run, status: string) => {
-    if (run.status !== status) throw new Error(`seed: ${run.id} ended ${run.status}, expected ${status}`);
+    if (run.status !== status)
+      throw new Error(
+        `seed: ${run.id} ended ${run.status} (${run.errorCode}: ${run.errorMessage}, attempt ${run.attempt}), expected ${status}`,
+      );
   };
   for (const r of ended.slice(0, completed.length)) expect(r, "completed");
   expect(ended[completed.length]!, "failed");

@@ -1,13 +1,18 @@
-import { eventTypes, getRun, submit, waitForRun } from "@oah/testing";
 import { expect, test } from "../fixtures";
 
 test.describe("run detail", () => {
-  test("Cancel stops a long run", async ({ page, api }) => {
-    const run = await submit(api, "long-export", [
-      { type: "shell", command: "echo 'exporting'; sleep 120" },
-      { type: "output", value: "never" },
-    ]);
-    await waitForRun(api, run.id, (r) => r.status === "running");
+  test("Cancel stops a long run", async ({ page, oah }) => {
+    const run = (
+      await oah.submit("long-export", {
+        input: {
+          steps: [
+            { type: "shell", command: "echo 'exporting'; sleep 120" },
+            { type: "output", value: "never" },
+          ],
+        },
+      })
+    ).run;
+    await oah.wait(run.id, { until: ["running"] });
 
     await page.goto(`/runs/${run.id}`);
     await expect(page.getByTestId("run-status")).toHaveText("running");
@@ -19,10 +24,10 @@ test.describe("run detail", () => {
 
     await expect(page.getByTestId("run-status")).toHaveText("cancelled", { timeout: 20_000 });
     await expect(page.getByRole("button", { name: "Cancel", exact: true })).toHaveCount(0);
-    const ended = await getRun(api, run.id);
+    const ended = await oah.get(run.id);
     expect(ended.status).toBe("cancelled");
     expect(Date.parse(ended.endedAt!) - Date.parse(ended.startedAt!)).toBeLessThan(20_000);
-    expect(await eventTypes(api, run.id)).toContain("run.cancelled");
+    expect((await oah.listEvents(run.id)).items.map((e) => e.type)).toContain("run.cancelled");
     await expect(page.locator('tr[data-event-type="run.cancelled"]')).toBeVisible();
 
     // A cancelled run starts again only when the operator confirms it explicitly.
@@ -31,14 +36,14 @@ test.describe("run detail", () => {
     const again = page.getByRole("dialog", { name: "Run it again anyway?" });
     await expect(again).toContainText("Someone asked to cancel");
     await again.getByRole("button", { name: "Leave it" }).click();
-    expect((await getRun(api, run.id)).status).toBe("cancelled");
+    expect((await oah.get(run.id)).status).toBe("cancelled");
     await page.getByRole("button", { name: "Run again…" }).click();
     await again.getByRole("button", { name: "Run again" }).click();
     await expect(page.getByText("Requeued (was cancelled).")).toBeVisible();
-    const restarted = await waitForRun(api, run.id, (r) => r.status === "running", 20_000);
+    const restarted = await oah.wait(run.id, { until: ["running"], timeoutMs: 20_000 });
     expect(restarted).toMatchObject({ attempt: 2, cancelRequestedAt: null });
-    await api.post(`/api/v1/runs/${run.id}/cancel`);
-    await waitForRun(api, run.id, (r) => r.status === "cancelled", 20_000);
+    await oah.cancel(run.id);
+    await oah.wait(run.id, { until: ["cancelled"], timeoutMs: 20_000 });
   });
 
   test("shows timeline, recovery, events, steps and formatted input/output", async ({ page, state }) => {

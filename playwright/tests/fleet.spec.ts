@@ -1,6 +1,5 @@
-import { getRun, submit, waitForRun } from "@oah/testing";
 import type { Page } from "@playwright/test";
-import { apiPool, expect, row, test } from "../fixtures";
+import { expect, row, test } from "../fixtures";
 
 /** How long a run must stay queued for "the hosts claim nothing" to mean something: many claim ticks. */
 const HELD_MS = 5_000;
@@ -24,20 +23,17 @@ async function order(page: Page, hostId: string, label: "Cordon" | "Uncordon", f
 test.describe("fleet", () => {
   let hostIds: string[] = [];
 
-  test.beforeEach(async ({ api }) => {
-    hostIds = (await apiPool(api)).hosts.map((h) => h.hostId);
+  test.beforeEach(async ({ oah }) => {
+    hostIds = (await oah.pool()).hosts.map((h) => h.hostId);
     expect(hostIds.length).toBeGreaterThanOrEqual(1);
   });
 
   // Whatever happened, the next specs get a fleet that claims.
-  test.afterEach(async ({ api }) => {
-    for (const hostId of hostIds) {
-      const res = await api.post(`/api/v1/hosts/${encodeURIComponent(hostId)}/uncordon`);
-      expect(res.status).toBe(202);
-    }
+  test.afterEach(async ({ oah }) => {
+    for (const hostId of hostIds) await oah.uncordon(hostId);
   });
 
-  test("a cordoned fleet claims nothing until it is uncordoned from the console", async ({ page, api }) => {
+  test("a cordoned fleet claims nothing until it is uncordoned from the console", async ({ page, oah }) => {
     await page.goto("/storage#pool");
     await expect(fleet(page).getByTestId("controller")).toContainText("no controller");
 
@@ -58,10 +54,12 @@ test.describe("fleet", () => {
       await expect(hostRow(page, hostId).getByRole("button")).toHaveText(["Uncordon"]);
     }
 
-    const run = await submit(api, "fleet-cordoned", [{ type: "output", value: "after uncordon" }]);
+    const run = (
+      await oah.submit("fleet-cordoned", { input: { steps: [{ type: "output", value: "after uncordon" }] } })
+    ).run;
     await expect(row(page, run.id)).toContainText("queued");
     for (const deadline = Date.now() + HELD_MS; Date.now() < deadline; ) {
-      expect((await getRun(api, run.id)).status).toBe("queued");
+      expect((await oah.get(run.id)).status).toBe("queued");
       await page.waitForTimeout(250);
     }
     await expect(row(page, run.id)).toContainText("queued");
@@ -71,7 +69,7 @@ test.describe("fleet", () => {
       await expect(stateBadge(page, hostId)).toHaveText("active");
       await expect(hostRow(page, hostId).getByRole("button")).toHaveText(["Cordon", "Drain"]);
     }
-    expect(await waitForRun(api, run.id, (r) => r.status === "completed", 30_000)).toMatchObject({
+    expect(await oah.wait(run.id, { until: ["completed"], timeoutMs: 30_000 })).toMatchObject({
       output: "after uncordon",
     });
     await expect(row(page, run.id)).toContainText("completed");

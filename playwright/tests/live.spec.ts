@@ -1,4 +1,5 @@
-import { startFakeModel, startSplitDeployment, submit, waitForRun } from "@oah/testing";
+import { createClient } from "@oah/client";
+import { startFakeModel, startSplitDeployment } from "@oah/testing";
 import type { Page } from "@playwright/test";
 import { expect, row, test } from "../fixtures";
 import { startConsole } from "../support/console";
@@ -23,15 +24,16 @@ function countCalls(page: Page, procedure: string): () => number {
 }
 
 test.describe("live data", () => {
-  test("the runs table and the counts refresh on their own", async ({ page, api }) => {
+  test("the runs table and the counts refresh on their own", async ({ page, oah }) => {
     await page.goto("/storage");
     await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
     await expect(badge(page)).toHaveAttribute("data-state", "live");
     const before = Number(
       await page.getByTestId("overview-status-completed").locator(".card-count").getAttribute("data-count"),
     );
-    const run = await submit(api, "live-check", [{ type: "output", value: "fresh" }]);
-    await waitForRun(api, run.id, (r) => r.status === "completed");
+    const run = (await oah.submit("live-check", { input: { steps: [{ type: "output", value: "fresh" }] } }))
+      .run;
+    await oah.wait(run.id, { until: ["completed"] });
     // No reload: the change announced by the stream brings the run and the new count.
     await expect(row(page, run.id)).toBeVisible({ timeout: 10_000 });
     await expect(row(page, run.id)).toContainText("completed");
@@ -41,7 +43,7 @@ test.describe("live data", () => {
     );
   });
 
-  test("a failed refresh shows a banner and keeps the last data", async ({ page, api }) => {
+  test("a failed refresh shows a banner and keeps the last data", async ({ page, oah }) => {
     await page.goto("/storage");
     const rows = page.locator("table.runs-table tbody tr");
     await expect(rows.first()).toBeVisible();
@@ -61,7 +63,7 @@ test.describe("live data", () => {
       }),
     );
     // While live, the table refetches when something changed: a new run.
-    await submit(api, "live-check", [{ type: "output", value: "unseen" }]);
+    (await oah.submit("live-check", { input: { steps: [{ type: "output", value: "unseen" }] } })).run;
     const banner = page.getByRole("alert").filter({ hasText: "Refresh failed" });
     await expect(banner).toBeVisible({ timeout: 15_000 });
     await expect(banner).toContainText("cannot reach oah-api");
@@ -98,15 +100,21 @@ test.describe("live data", () => {
 
   test("the run page follows the run's stream: its events, status and steps as they happen", async ({
     page,
-    api,
+    oah,
   }) => {
-    const run = await submit(api, "live-run", [
-      { type: "shell", command: "echo 'draft ready'" },
-      { type: "wait_tool", name: "approve" },
-      { type: "shell", command: "echo 'approved'" },
-      { type: "output", value: "shipped" },
-    ]);
-    await waitForRun(api, run.id, (r) => r.status === "waiting_tool");
+    const run = (
+      await oah.submit("live-run", {
+        input: {
+          steps: [
+            { type: "shell", command: "echo 'draft ready'" },
+            { type: "wait_tool", name: "approve" },
+            { type: "shell", command: "echo 'approved'" },
+            { type: "output", value: "shipped" },
+          ],
+        },
+      })
+    ).run;
+    await oah.wait(run.id, { until: ["waiting_tool"] });
     await page.goto(`/runs/${run.id}`);
     await expect(page.getByTestId("run-status")).toHaveText("waiting_tool");
     await expect(badge(page)).toHaveAttribute("data-state", "live");
@@ -118,22 +126,18 @@ test.describe("live data", () => {
       (url) => url.pathname === "/api/trpc/runs.events",
       (route) => route.abort(),
     );
-    const resumed = await api.post(`/api/v1/runs/${run.id}/tool-results`, {
-      name: "approve",
-      output: { ok: true },
-    });
-    expect(resumed.status).toBe(202);
+    await oah.submitToolResult(run.id, "approve", { ok: true });
 
     await expect(page.locator('tr[data-event-type="run.resumed"]')).toBeVisible({ timeout: 5_000 });
     await expect(page.locator('tr[data-event-type="run.completed"]')).toBeVisible({ timeout: 10_000 });
     await expect(page.getByTestId("run-status")).toHaveText("completed");
     // Each of the run's events once, in order, as the API stored them.
-    const stored = await api.get<{ items: { id: number }[] }>(`/api/v1/runs/${run.id}/events`);
+    const stored = await oah.listEvents(run.id);
     await expect(page.getByRole("table", { name: "Events" }).locator("tbody tr td:first-child")).toHaveText(
-      stored.body.items.map((e) => String(e.id)),
+      stored.items.map((e) => String(e.id)),
     );
     await expect(page.getByRole("list", { name: "Steps" }).locator(".step")).toHaveCount(
-      (await api.get<{ items: unknown[] }>(`/api/v1/runs/${run.id}/steps`)).body.items.length,
+      (await oah.steps(run.id)).length,
     );
     // A finished run's stream ends: the page is back on its (slow) refresh, and says nothing of a stream.
     await expect(badge(page)).toHaveCount(0);
@@ -182,15 +186,25 @@ test.describe("live data", () => {
       env: { OAH_MODEL_BASE_URL: model.url, OAH_MODEL_NAME: "fake-1" },
     });
     const web = await startConsole({ OAH_API_URL: deployment.api.url });
+    const deploymentClient = createClient({
+      baseUrl: deployment.api.url,
+      token: deployment.env.OAH_API_TOKEN,
+    });
     try {
       // A word every few milliseconds: seconds of writing, long enough to be seen.
       const answer = Array.from({ length: 800 }, (_, i) => `word${i}`).join(" ");
       model.reply({ content: answer });
-      const run = await submit(deployment.client, "live-model", [
-        { type: "wait_tool", name: "go" },
-        { type: "model", prompt: "Write." },
-      ]);
-      await waitForRun(deployment.client, run.id, (r) => r.status === "waiting_tool");
+      const run = (
+        await deploymentClient.submit("live-model", {
+          input: {
+            steps: [
+              { type: "wait_tool", name: "go" },
+              { type: "model", prompt: "Write." },
+            ],
+          },
+        })
+      ).run;
+      await deploymentClient.wait(run.id, { until: ["waiting_tool"] });
       await page.goto(`${web.url}/runs/${run.id}`);
       await expect(badge(page)).toHaveAttribute("data-state", "live");
       await deployment.client.post(`/api/v1/runs/${run.id}/tool-results`, { name: "go", output: true });

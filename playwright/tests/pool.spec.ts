@@ -1,11 +1,11 @@
-import { apiPool, expect, test } from "../fixtures";
+import { expect, test } from "../fixtures";
 
 test.describe("pool", () => {
-  test("charts render the sampled history, per host and in total", async ({ page, api }) => {
+  test("charts render the sampled history, per host and in total", async ({ page, oah }) => {
     await page.goto("/storage#pool");
     const pool = page.getByRole("region", { name: "Pool" });
     await expect(pool).toBeVisible();
-    const hosts = (await apiPool(api)).hosts;
+    const hosts = (await oah.pool()).hosts;
     expect(hosts.length).toBeGreaterThanOrEqual(2);
     const picker = pool.getByRole("group", { name: "Host" });
     for (const host of hosts) await expect(picker.getByRole("button", { name: host.hostId })).toBeVisible();
@@ -29,7 +29,7 @@ test.describe("pool", () => {
     await expect(picker.getByRole("button", { name: host.hostId })).toHaveAttribute("aria-pressed", "true");
     await expect
       .poll(async () => {
-        const pool = await apiPool(api);
+        const pool = await oah.pool();
         const samples = pool.history.find((h) => h.hostId === host.hostId)?.samples.length ?? -1;
         return Number(await capacity.getAttribute("data-points")) === samples && samples > 0;
       })
@@ -42,7 +42,7 @@ test.describe("pool", () => {
     await expect(pool.getByLabel("Current snapshot")).toContainText("oldest ready age");
   });
 
-  test("the decisions list shows the decisions the pool really took", async ({ page, api }) => {
+  test("the decisions list shows the decisions the pool really took", async ({ page, oah }) => {
     await page.goto("/storage#pool");
     const pool = page.getByRole("region", { name: "Pool" });
     const list = pool.getByRole("list", { name: "Recent decisions" });
@@ -56,13 +56,13 @@ test.describe("pool", () => {
               return `${d.host}|${d.at}|${d.reason}`;
             }),
           ),
-          apiPool(api),
+          oah.pool(),
         ]);
         const expected = overview.recentDecisions.map((d) => `${d.hostId}|${d.at}|${d.reason}`);
         return JSON.stringify(shown) === JSON.stringify(expected) ? "same" : { shown, expected };
       })
       .toBe("same");
-    const reasons = new Set((await apiPool(api)).recentDecisions.map((d) => d.reason));
+    const reasons = new Set((await oah.pool()).recentDecisions.map((d) => d.reason));
     // Every host's pool starts with a jump to its suggestion.
     expect(reasons).toContain("startup");
     for (const reason of reasons) {

@@ -1,14 +1,14 @@
-import { getRun, isTerminal, waitForRun } from "@oah/testing";
 import { expect, expectTableMatchesApi, row, test } from "../fixtures";
 
 test.describe("requeue", () => {
   test("single: a quarantined run leaves the quarantined view and completes", async ({
     page,
     api,
+    oah,
     state,
   }) => {
     const runId = state.runs.killerA;
-    expect(await getRun(api, runId)).toMatchObject({ status: "failed", recoveryState: "quarantined" });
+    expect(await oah.get(runId)).toMatchObject({ status: "failed", recoveryState: "quarantined" });
 
     await page.goto("/storage?recoveryState=quarantined");
     await expectTableMatchesApi(page, api, { recoveryState: "quarantined" });
@@ -21,7 +21,7 @@ test.describe("requeue", () => {
     await expectTableMatchesApi(page, api, { recoveryState: "quarantined" });
 
     // Its fourth execution leaves the sandbox alive: the run completes.
-    const done = await waitForRun(api, runId, isTerminal, 45_000);
+    const done = await oah.wait(runId, { timeoutMs: 45_000 });
     expect(done).toMatchObject({
       status: "completed",
       output: "survived",
@@ -37,7 +37,7 @@ test.describe("requeue", () => {
 
   test("bulk: per-item results show the successes and the API's error codes", async ({
     page,
-    api,
+    oah,
     state,
   }) => {
     const eligible = state.runs.killerB;
@@ -57,7 +57,7 @@ test.describe("requeue", () => {
     // Going back does nothing.
     await dialog.getByRole("button", { name: "Go back" }).click();
     await expect(dialog).toBeHidden();
-    expect((await getRun(api, eligible)).status).toBe("failed");
+    expect((await oah.get(eligible)).status).toBe("failed");
 
     await page.getByRole("button", { name: "Requeue selected" }).click();
     await expect(dialog).toBeVisible();
@@ -77,12 +77,12 @@ test.describe("requeue", () => {
     // The selection is cleared once the requeue ran.
     await expect(page.getByText("No run selected")).toBeVisible();
 
-    expect(await waitForRun(api, eligible, isTerminal, 45_000)).toMatchObject({
+    expect(await oah.wait(eligible, { timeoutMs: 45_000 })).toMatchObject({
       status: "completed",
       output: "survived",
     });
-    expect((await getRun(api, completed)).status).toBe("completed");
-    expect((await getRun(api, plainFailed)).status).toBe("failed");
+    expect((await oah.get(completed)).status).toBe("completed");
+    expect((await oah.get(plainFailed)).status).toBe("failed");
   });
 
   test('"Select all on page" selects and clears the page', async ({ page }) => {

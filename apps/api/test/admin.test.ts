@@ -1,5 +1,5 @@
 import type { Run, StorageOverview, StorageRunsPage } from "@oah/contract";
-import { eventTypes, getRun, isTerminal, STORE_KINDS, submit, waitForRun } from "@oah/testing";
+import { STORE_KINDS } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -15,16 +15,20 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
 
   beforeAll(async () => {
     t = await startApi(kind, { OAH_WORKERS_MAX: "4" });
-    completed = await submit(t.client, "adm-done", [{ type: "output", value: 1 }]);
-    plainFailed = await submit(t.client, "adm-fail", [{ type: "fail", code: "tool_failed" }]);
-    const interrupted = await submit(t.client, "adm-crash", [{ type: "sleep", ms: 60_000 }]);
-    await waitForRun(t.client, interrupted.id, (r) => r.status === "running");
-    await waitForRun(t.client, completed.id, isTerminal);
-    await waitForRun(t.client, plainFailed.id, isTerminal);
+    completed = (await t.oah.submit("adm-done", { input: { steps: [{ type: "output", value: 1 }] } })).run;
+    plainFailed = (
+      await t.oah.submit("adm-fail", { input: { steps: [{ type: "fail", code: "tool_failed" }] } })
+    ).run;
+    const interrupted = (
+      await t.oah.submit("adm-crash", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })
+    ).run;
+    await t.oah.wait(interrupted.id, { until: ["running"] });
+    await t.oah.wait(completed.id);
+    await t.oah.wait(plainFailed.id);
     // A crash: at the next start the interrupted run is failed by recovery (strategy fail).
     await t.api.stop("SIGKILL");
     await t.restart();
-    recovered = await waitForRun(t.client, interrupted.id, isTerminal);
+    recovered = await t.oah.wait(interrupted.id);
   });
   afterAll(() => t?.dispose());
 
@@ -43,15 +47,15 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
       body: { runId: recovered.id, status: "queued", previousStatus: "failed", source: "manual_requeue" },
     });
     // It waits for nobody: its sleep is long, so cancel it once it runs again.
-    const again = await waitForRun(t.client, recovered.id, (r) => r.status === "running");
+    const again = await t.oah.wait(recovered.id, { until: ["running"] });
     expect(again).toMatchObject({
       attempt: 2,
       recoveryState: "requeued",
       metadata: { recoveryAttempts: 0, recovery: { manualRequeueCount: 1, lastManualRequeueBy: "ops" } },
     });
-    await t.client.post(`/api/v1/runs/${recovered.id}/cancel`);
-    expect((await waitForRun(t.client, recovered.id, isTerminal)).status).toBe("cancelled");
-    expect(await eventTypes(t.client, recovered.id)).toEqual(
+    await t.oah.cancel(recovered.id);
+    expect((await t.oah.wait(recovered.id)).status).toBe("cancelled");
+    expect((await t.oah.listEvents(recovered.id)).items.map((e) => e.type)).toEqual(
       expect.arrayContaining(["run.failed", "run.requeued", "run.queued", "run.started", "run.cancelled"]),
     );
   });
@@ -76,7 +80,8 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
   });
 
   it("lists runs with filters and keyset pages, and refuses bad filters and forged cursors", async () => {
-    for (let i = 0; i < 5; i++) await submit(t.client, "adm-list", [], { workspaceId: "adm-ws" });
+    for (let i = 0; i < 5; i++)
+      await t.oah.submit("adm-list", { input: { steps: [] }, workspaceId: "adm-ws" });
     const first = await t.client.get<StorageRunsPage>("/api/v1/storage/runs?workspaceId=adm-ws&limit=2");
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
@@ -159,15 +164,21 @@ describe("client tools: wait_tool and tool results", () => {
   afterAll(() => t?.dispose());
 
   it("waits in waiting_tool, keeps its session, and resumes with the posted result", async () => {
-    const run = await submit(t.client, "tools", [
-      { type: "wait_tool", name: "approve" },
-      { type: "shell", command: 'echo "$OAH_TOOL_RESULTS"' },
-      { type: "output", value: "done" },
-    ]);
-    const next = await submit(t.client, "tools", [{ type: "output", value: "next" }]);
-    const waiting = await waitForRun(t.client, run.id, (r) => r.status === "waiting_tool");
+    const run = (
+      await t.oah.submit("tools", {
+        input: {
+          steps: [
+            { type: "wait_tool", name: "approve" },
+            { type: "shell", command: 'echo "$OAH_TOOL_RESULTS"' },
+            { type: "output", value: "done" },
+          ],
+        },
+      })
+    ).run;
+    const next = (await t.oah.submit("tools", { input: { steps: [{ type: "output", value: "next" }] } })).run;
+    const waiting = await t.oah.wait(run.id, { until: ["waiting_tool"] });
     expect(waiting.waitingTool).toBe("approve");
-    expect((await getRun(t.client, next.id)).status).toBe("queued");
+    expect((await t.oah.get(next.id)).status).toBe("queued");
 
     const post = (runId: string, body: unknown) =>
       t.client.post<ErrorBody>(`/api/v1/runs/${runId}/tool-results`, body);
@@ -187,14 +198,12 @@ describe("client tools: wait_tool and tool results", () => {
     const accepted = await post(run.id, { name: "approve", output: { ok: true } });
     expect(accepted).toEqual({ status: 202, body: { runId: run.id, name: "approve", status: "accepted" } });
 
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: "done", waitingTool: null });
-    const steps = await t.client.get<{ items: { name: string; output: Record<string, unknown> }[] }>(
-      `/api/v1/runs/${run.id}/steps`,
-    );
-    expect(steps.body.items.map((s) => s.name)).toEqual(["approve", "shell"]);
-    expect(steps.body.items[1]!.output.stdout).toBe('{"approve":{"ok":true}}\n');
-    expect(await eventTypes(t.client, run.id)).toEqual([
+    const steps = await t.oah.steps(run.id);
+    expect(steps.map((s) => s.name)).toEqual(["approve", "shell"]);
+    expect(steps[1]!.output).toMatchObject({ stdout: '{"approve":{"ok":true}}\n' });
+    expect((await t.oah.listEvents(run.id)).items.map((e) => e.type)).toEqual([
       "run.queued",
       "run.started",
       "run.waiting_tool",
@@ -203,18 +212,23 @@ describe("client tools: wait_tool and tool results", () => {
       "tool.completed",
       "run.completed",
     ]);
-    expect((await waitForRun(t.client, next.id, isTerminal)).output).toBe("next");
+    expect((await t.oah.wait(next.id)).output).toBe("next");
   });
 
   it("ends a waiting run on cancel and on its timeout", async () => {
-    const cancelled = await submit(t.client, "tools-cancel", [{ type: "wait_tool", name: "x" }]);
-    const timed = await submit(t.client, "tools-timeout", [{ type: "wait_tool", name: "x" }], {
-      timeoutMs: 500,
-    });
-    await waitForRun(t.client, cancelled.id, (r) => r.status === "waiting_tool");
-    await t.client.post(`/api/v1/runs/${cancelled.id}/cancel`);
-    expect((await waitForRun(t.client, cancelled.id, isTerminal)).status).toBe("cancelled");
-    expect(await waitForRun(t.client, timed.id, isTerminal)).toMatchObject({
+    const cancelled = (
+      await t.oah.submit("tools-cancel", { input: { steps: [{ type: "wait_tool", name: "x" }] } })
+    ).run;
+    const timed = (
+      await t.oah.submit("tools-timeout", {
+        input: { steps: [{ type: "wait_tool", name: "x" }] },
+        timeoutMs: 500,
+      })
+    ).run;
+    await t.oah.wait(cancelled.id, { until: ["waiting_tool"] });
+    await t.oah.cancel(cancelled.id);
+    expect((await t.oah.wait(cancelled.id)).status).toBe("cancelled");
+    expect(await t.oah.wait(timed.id)).toMatchObject({
       status: "timed_out",
       errorCode: "run_timed_out",
     });

@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import { isTerminal, type Step, sessionRuns, submit, waitFor, waitForRun } from "@oah/testing";
+import { isTerminal, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, type Backend, startApi } from "./support";
 
@@ -24,20 +24,30 @@ async function claimsAhead(t: ApiUnderTest): Promise<Record<string, number>> {
 async function backlogWithALongRun(t: ApiUnderTest, kind: Backend): Promise<Run> {
   const session = (name: string) => `ahead-${kind}-${name}`;
   const gates = await Promise.all(
-    [0, 1].map((i) => submit(t.client, session(`gate-${i}`), [{ type: "sleep", ms: 1_000 }])),
+    [0, 1].map((i) =>
+      t.oah
+        .submit(session(`gate-${i}`), { input: { steps: [{ type: "sleep", ms: 1_000 }] } })
+        .then((r) => r.run),
+    ),
   );
-  await Promise.all(gates.map((g) => waitForRun(t.client, g.id, (r) => r.status === "running")));
+  await Promise.all(gates.map((g) => t.oah.wait(g.id, { until: ["running"] })));
 
-  const short: Step[] = [];
   const names = Array.from({ length: SESSIONS }, (_, i) => session(`s${i}`));
-  const firsts = await Promise.all(names.map((s) => submit(t.client, s, short)));
-  const long = await submit(t.client, session("long"), [{ type: "sleep", ms: 2_000 }]);
-  const seconds = await Promise.all(names.map((s) => submit(t.client, s, short)));
+  const firsts = await Promise.all(
+    names.map((s) => t.oah.submit(s, { input: { steps: [] } }).then((r) => r.run)),
+  );
+  const long = (await t.oah.submit(session("long"), { input: { steps: [{ type: "sleep", ms: 2_000 }] } }))
+    .run;
+  const seconds = await Promise.all(
+    names.map((s) => t.oah.submit(s, { input: { steps: [] } }).then((r) => r.run)),
+  );
 
   const all = await waitFor(
     "every run to end",
     async () => {
-      const runs = await Promise.all([...names, session("long")].map((s) => sessionRuns(t.client, s)));
+      const runs = await Promise.all(
+        [...names, session("long")].map((s) => t.oah.listRuns(s).then((p) => p.items)),
+      );
       return runs.flat().length === 2 * SESSIONS + 1 && runs.flat().every(isTerminal) ? runs : undefined;
     },
     60_000,

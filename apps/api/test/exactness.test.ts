@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import type { Run } from "@oah/contract";
-import { isTerminal, rawRequest, STORE_KINDS, sessionRuns, waitForRun } from "@oah/testing";
+import { rawRequest, STORE_KINDS } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -75,7 +75,7 @@ describe.each(STORE_KINDS)("input is stored exactly, or refused saying where (%s
       expect(res.body.error.code).toBe("invalid_request");
       expect(res.body.error.issues?.[0]?.path).toBe(path);
       expect(res.body.error.message).toMatch(message);
-      expect(await sessionRuns(t.client, "exact-refused")).toEqual([]);
+      expect((await t.oah.listRuns("exact-refused")).items).toEqual([]);
     },
   );
 
@@ -85,7 +85,7 @@ describe.each(STORE_KINDS)("input is stored exactly, or refused saying where (%s
     );
     const res = await submit("exact-kept", output(value));
     expect(res.status).toBe(202);
-    const done = await waitForRun(t.client, res.body.run.id, isTerminal);
+    const done = await t.oah.wait(res.body.run.id);
     expect(done.status).toBe("completed");
     const raw = await rawRequest(`${t.api.url}/api/v1/runs/${done.id}`, {
       headers: { host: new URL(t.api.url).host },
@@ -120,7 +120,7 @@ describe.each(STORE_KINDS)("input is stored exactly, or refused saying where (%s
       expect(conflict.body.error.code).toBe("idempotency_key_conflict");
       expect(conflict.body.error.message).toContain(first.body.run.id);
     }
-    expect((await sessionRuns(t.client, "exact-idem")).map((r) => r.id)).toEqual([first.body.run.id]);
+    expect((await t.oah.listRuns("exact-idem")).items.map((r) => r.id)).toEqual([first.body.run.id]);
   });
 
   it.each([
@@ -156,7 +156,7 @@ describe.each(STORE_KINDS)("input is stored exactly, or refused saying where (%s
     expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({
       error: { code: "request_headers_too_large" },
     });
-    expect(await sessionRuns(t.client, "exact-raw")).toEqual([]);
+    expect((await t.oah.listRuns("exact-raw")).items).toEqual([]);
     expect((await t.client.get("/readyz")).status).toBe(200);
   });
 });

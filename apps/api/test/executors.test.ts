@@ -1,35 +1,11 @@
 import { join } from "node:path";
-import type { RunEvent } from "@oah/contract";
-import {
-  eventTypes,
-  type FakeModel,
-  getRun,
-  isTerminal,
-  processesIn,
-  startFakeModel,
-  submit,
-  waitFor,
-  waitForRun,
-} from "@oah/testing";
+import { type FakeModel, processesIn, startFakeModel, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
-async function events(t: ApiUnderTest, runId: string): Promise<RunEvent[]> {
-  return (await t.client.get<{ items: RunEvent[] }>(`/api/v1/runs/${runId}/events`)).body.items;
-}
-
+/** A run's steps, with their outputs as the shell and model steps leave them. */
 async function steps(t: ApiUnderTest, runId: string) {
-  return (
-    await t.client.get<{
-      items: {
-        kind: string;
-        name: string;
-        status: string;
-        errorCode: string | null;
-        output: Record<string, unknown>;
-      }[];
-    }>(`/api/v1/runs/${runId}/steps`)
-  ).body.items;
+  return (await t.oah.steps(runId)).map((s) => ({ ...s, output: s.output as Record<string, unknown> }));
 }
 
 describe("executors: shell, model, agent, hooks", () => {
@@ -62,18 +38,16 @@ describe("executors: shell, model, agent, hooks", () => {
   const workspace = (id: string) => join(t.place.dataDir, ".openharness", "workspaces", id);
 
   it("cancels a shell step that started a grandchild within 2 s, and leaves no process of it behind", async () => {
-    const run = await submit(
-      t.client,
-      "grandchild",
-      [{ type: "shell", command: "sh -c 'sleep 100 & sleep 100'" }],
-      {
+    const run = (
+      await t.oah.submit("grandchild", {
+        input: { steps: [{ type: "shell", command: "sh -c 'sleep 100 & sleep 100'" }] },
         workspaceId: "grandchild",
-      },
-    );
+      })
+    ).run;
     await waitFor("the step's processes", async () => processesIn(workspace("grandchild")).length >= 3);
     const asked = Date.now();
-    await t.client.post(`/api/v1/runs/${run.id}/cancel`);
-    const ended = await waitForRun(t.client, run.id, isTerminal, 5_000);
+    await t.oah.cancel(run.id);
+    const ended = await t.oah.wait(run.id, { timeoutMs: 5_000 });
     expect(Date.now() - asked).toBeLessThan(2_000);
     expect(ended.status).toBe("cancelled");
     expect(processesIn(workspace("grandchild"))).toEqual([]);
@@ -84,10 +58,12 @@ describe("executors: shell, model, agent, hooks", () => {
       content: "Hello from the model",
       usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 },
     });
-    const run = await submit(t.client, "model-step", [
-      { type: "model", prompt: "Say hello", system: "be brief" },
-    ]);
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    const run = (
+      await t.oah.submit("model-step", {
+        input: { steps: [{ type: "model", prompt: "Say hello", system: "be brief" }] },
+      })
+    ).run;
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: "Hello from the model" });
     const request = model.requests.at(-1)!;
     expect(request.body).toMatchObject({
@@ -98,7 +74,7 @@ describe("executors: shell, model, agent, hooks", () => {
       ],
     });
     expect(request.headers.authorization).toBe("Bearer sk-test-secret");
-    const completed = (await events(t, run.id)).find((e) => e.type === "model.completed")!;
+    const completed = (await t.oah.listEvents(run.id)).items.find((e) => e.type === "model.completed")!;
     expect(completed.data).toMatchObject({
       promptTokens: 11,
       completionTokens: 5,
@@ -109,10 +85,11 @@ describe("executors: shell, model, agent, hooks", () => {
 
   it("fails a model call that stalls with model_timed_out", async () => {
     model.reply({ content: "never finished", stall: true });
-    const run = await submit(t.client, "model-stall", [{ type: "model", prompt: "slow" }]);
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    const run = (await t.oah.submit("model-stall", { input: { steps: [{ type: "model", prompt: "slow" }] } }))
+      .run;
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "failed", errorCode: "model_timed_out" });
-    expect(await eventTypes(t.client, run.id)).toEqual([
+    expect((await t.oah.listEvents(run.id)).items.map((e) => e.type)).toEqual([
       "run.queued",
       "run.started",
       "model.started",
@@ -123,8 +100,8 @@ describe("executors: shell, model, agent, hooks", () => {
 
   it("fails a model call the endpoint refuses with model_failed", async () => {
     model.reply({ status: 500 });
-    const run = await submit(t.client, "model-500", [{ type: "model", prompt: "x" }]);
-    expect(await waitForRun(t.client, run.id, isTerminal)).toMatchObject({
+    const run = (await t.oah.submit("model-500", { input: { steps: [{ type: "model", prompt: "x" }] } })).run;
+    expect(await t.oah.wait(run.id)).toMatchObject({
       status: "failed",
       errorCode: "model_failed",
     });
@@ -132,15 +109,18 @@ describe("executors: shell, model, agent, hooks", () => {
 
   it("closes the model's HTTP request when the run is cancelled mid-stream", async () => {
     model.reply({ content: "streaming forever", stall: true });
-    const run = await submit(t.client, "model-cancel", [{ type: "model", prompt: "x" }], {
-      timeoutMs: 60_000,
-    });
+    const run = (
+      await t.oah.submit("model-cancel", {
+        input: { steps: [{ type: "model", prompt: "x" }] },
+        timeoutMs: 60_000,
+      })
+    ).run;
     await waitFor("the model call", async () =>
-      (await eventTypes(t.client, run.id)).includes("model.started"),
+      (await t.oah.listEvents(run.id)).items.map((e) => e.type).includes("model.started"),
     );
     const request = model.requests.at(-1)!;
-    await t.client.post(`/api/v1/runs/${run.id}/cancel`);
-    expect((await waitForRun(t.client, run.id, isTerminal, 5_000)).status).toBe("cancelled");
+    await t.oah.cancel(run.id);
+    expect((await t.oah.wait(run.id, { timeoutMs: 5_000 })).status).toBe("cancelled");
     await request.closedEarly;
   });
 
@@ -152,15 +132,15 @@ describe("executors: shell, model, agent, hooks", () => {
         usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 },
       },
     );
-    const first = await submit(t.client, "agent-1", [], {});
-    await waitForRun(t.client, first.id, isTerminal);
+    const first = (await t.oah.submit("agent-1", { input: { steps: [] } })).run;
+    await t.oah.wait(first.id);
     const run = (
-      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-1/runs", {
+      await t.oah.submit("agent-1", {
         executor: "agent",
         input: { prompt: "What does the shell say?", system: "You run commands.", tools: { shell: true } },
       })
-    ).body.run;
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    ).run;
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: { answer: "The shell said from-the-shell" } });
     const second = model.requests.at(-1)!.body;
     expect(second.messages.at(-1)).toMatchObject({ role: "tool" });
@@ -171,7 +151,7 @@ describe("executors: shell, model, agent, hooks", () => {
     expect(model.requests.at(-2)!.body.tools).toMatchObject([
       { type: "function", function: { name: "shell" } },
     ]);
-    expect(await eventTypes(t.client, run.id)).toEqual([
+    expect((await t.oah.listEvents(run.id)).items.map((e) => e.type)).toEqual([
       "run.queued",
       "run.started",
       "model.started",
@@ -185,12 +165,12 @@ describe("executors: shell, model, agent, hooks", () => {
 
     model.reply({ content: "Still here." });
     const next = (
-      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-1/runs", {
+      await t.oah.submit("agent-1", {
         executor: "agent",
         input: { prompt: "And now?" },
       })
-    ).body.run;
-    expect((await waitForRun(t.client, next.id, isTerminal)).status).toBe("completed");
+    ).run;
+    expect((await t.oah.wait(next.id)).status).toBe("completed");
     const history = model.requests.at(-1)!.body.messages.map((m) => [m.role, m.content]);
     expect(history).toEqual([
       ["system", "You run commands."],
@@ -208,33 +188,37 @@ describe("executors: shell, model, agent, hooks", () => {
       { content: "Approved, thanks." },
     );
     const run = (
-      await t.client.post<{ run: { id: string } }>("/api/v1/sessions/agent-client/runs", {
+      await t.oah.submit("agent-client", {
         executor: "agent",
         input: { prompt: "Pay 42", tools: { client: [{ name: "approve", description: "Ask the user" }] } },
       })
-    ).body.run;
-    const waiting = await waitForRun(t.client, run.id, (r) => r.status === "waiting_tool");
+    ).run;
+    const waiting = await t.oah.wait(run.id, { until: ["waiting_tool"] });
     expect(waiting.waitingTool).toBe("approve");
-    const posted = await t.client.post(`/api/v1/runs/${run.id}/tool-results`, {
-      name: "approve",
-      output: { ok: true },
+    expect(await t.oah.submitToolResult(run.id, "approve", { ok: true })).toMatchObject({
+      status: "accepted",
     });
-    expect(posted.status).toBe(202);
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: { answer: "Approved, thanks." } });
     const toolMessage = model.requests.at(-1)!.body.messages.at(-1)!;
     expect(toolMessage).toMatchObject({ role: "tool", content: '{"ok":true}' });
   });
 
   it("records a hook that hangs as a notice after its timeout, and the run still completes", async () => {
-    const run = await submit(t.client, "hooks-1", [
-      { type: "hook", command: "exit 3" },
-      { type: "shell", command: "true" },
-      { type: "output", value: "went on" },
-    ]);
-    const done = await waitForRun(t.client, run.id, isTerminal);
+    const run = (
+      await t.oah.submit("hooks-1", {
+        input: {
+          steps: [
+            { type: "hook", command: "exit 3" },
+            { type: "shell", command: "true" },
+            { type: "output", value: "went on" },
+          ],
+        },
+      })
+    ).run;
+    const done = await t.oah.wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: "went on" });
-    const notices = (await events(t, run.id)).filter((e) => e.type === "hook.notice");
+    const notices = (await t.oah.listEvents(run.id)).items.filter((e) => e.type === "hook.notice");
     expect(notices.map((n) => n.data)).toEqual([
       expect.objectContaining({
         hook: "slow start",
@@ -251,6 +235,6 @@ describe("executors: shell, model, agent, hooks", () => {
       ["step 0", "failed", "hook_execution_failed"],
       ["audit", "failed", "hook_execution_failed"],
     ]);
-    expect((await getRun(t.client, run.id)).errorCode).toBeNull();
+    expect((await t.oah.get(run.id)).errorCode).toBeNull();
   });
 });

@@ -1,20 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Run, RunStep } from "@oah/contract";
+import type { Run } from "@oah/contract";
 import {
   createTempDir,
   forkLoop,
-  isTerminal,
   OUTSIDE_TMP,
   runToExit,
-  sessionRuns,
   sleepers,
   sleepersGone,
-  submit,
   uniqueSleep,
   waitFor,
-  waitForRun,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -23,7 +19,7 @@ const TOKEN = "isolation-test-token-0123456789abcdef";
 const MODEL_KEY = "sk-isolation-model-key-should-never-leak";
 
 async function stepOutput(t: ApiUnderTest, run: Run): Promise<{ stdout: string; stderr: string }> {
-  const steps = (await t.client.get<{ items: RunStep[] }>(`/api/v1/runs/${run.id}/steps`)).body.items;
+  const steps = await t.oah.steps(run.id);
   return steps.find((s) => s.kind === "tool")!.output as { stdout: string; stderr: string };
 }
 
@@ -47,40 +43,40 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
       OAH_API_TOKEN: TOKEN,
       OAH_MODEL_API_KEY: MODEL_KEY,
     });
-    const warmup = await submit(
-      t.client,
-      "alice",
-      [{ type: "shell", command: "echo secret-of-alice > secret.txt" }],
-      {
+    const warmup = (
+      await t.oah.submit("alice", {
+        input: { steps: [{ type: "shell", command: "echo secret-of-alice > secret.txt" }] },
         workspaceId: "alice",
-      },
-    );
-    await waitForRun(t.client, warmup.id, isTerminal);
+      })
+    ).run;
+    await t.oah.wait(warmup.id);
     const data = join(dataDir.path, ".openharness", "data");
     const apiPid = t.api.child.pid!;
-    const run = await submit(
-      t.client,
-      "bob",
-      [
-        {
-          type: "shell",
-          command: [
-            "id -un",
-            `cat /proc/${apiPid}/environ`,
-            "tr '\\0' '\\n' < /proc/1/environ | grep -c OAH_API_TOKEN",
-            "env | grep -c -E 'OAH_(API_TOKEN|MODEL_API_KEY|DATABASE_URL)'",
-            `ls ${data}`,
-            "cat ../alice/secret.txt",
-            `echo x > ${data}/planted`,
-            "echo x > /etc/planted-by-oah",
-            "echo mine > bob.txt && echo wrote-bob",
-          ].join("; "),
-          allowFailure: true,
+    const run = (
+      await t.oah.submit("bob", {
+        input: {
+          steps: [
+            {
+              type: "shell",
+              command: [
+                "id -un",
+                `cat /proc/${apiPid}/environ`,
+                "tr '\\0' '\\n' < /proc/1/environ | grep -c OAH_API_TOKEN",
+                "env | grep -c -E 'OAH_(API_TOKEN|MODEL_API_KEY|DATABASE_URL)'",
+                `ls ${data}`,
+                "cat ../alice/secret.txt",
+                `echo x > ${data}/planted`,
+                "echo x > /etc/planted-by-oah",
+                "echo mine > bob.txt && echo wrote-bob",
+              ].join("; "),
+              allowFailure: true,
+            },
+          ],
         },
-      ],
-      { workspaceId: "bob" },
-    );
-    expect((await waitForRun(t.client, run.id, isTerminal)).status).toBe("completed");
+        workspaceId: "bob",
+      })
+    ).run;
+    expect((await t.oah.wait(run.id)).status).toBe("completed");
     const { stdout, stderr } = await stepOutput(t, run);
     expect(stdout).toBe("nobody\n0\n0\nwrote-bob\n");
     expect(`${stdout}${stderr}`).not.toContain(TOKEN);
@@ -95,37 +91,48 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
     t = await startApi("sqlite");
     // What a step of the old unconfined shell could plant, or a careless operator.
     symlinkSync("/etc", workspace("etcws"));
-    const run = await submit(t.client, "escape", [{ type: "shell", command: "touch planted-by-oah" }], {
-      workspaceId: "etcws",
-    });
-    const ended = await waitForRun(t.client, run.id, isTerminal);
+    const run = (
+      await t.oah.submit("escape", {
+        input: { steps: [{ type: "shell", command: "touch planted-by-oah" }] },
+        workspaceId: "etcws",
+      })
+    ).run;
+    const ended = await t.oah.wait(run.id);
     expect(ended).toMatchObject({ status: "failed", errorCode: "workspace_invalid" });
     expect(ended.errorMessage).toMatch(/leads to \/etc, which is not a directory under the workspace root/);
     expect(existsSync("/etc/planted-by-oah")).toBe(false);
     // And from inside a sandbox, the workspace root cannot be reached to plant one.
-    const planter = await submit(t.client, "planter", [
-      { type: "shell", command: "ln -s /etc ../etcws2; echo done", allowFailure: true },
-    ]);
-    expect((await waitForRun(t.client, planter.id, isTerminal)).status).toBe("completed");
+    const planter = (
+      await t.oah.submit("planter", {
+        input: { steps: [{ type: "shell", command: "ln -s /etc ../etcws2; echo done", allowFailure: true }] },
+      })
+    ).run;
+    expect((await t.oah.wait(planter.id)).status).toBe("completed");
     expect(existsSync(workspace("etcws2"))).toBe(false);
   });
 
   it("stops a 500-process fork loop at the process limit while other sessions keep completing", async () => {
     t = await startApi("sqlite", { OAH_STEP_MAX_PROCS: "64", OAH_WORKERS_MIN: "4", OAH_WORKERS_MAX: "4" });
     const marker = uniqueSleep();
-    const bomb = await submit(t.client, "bomb", [{ type: "shell", command: forkLoop(marker, 3, 9) }]);
+    const bomb = (
+      await t.oah.submit("bomb", { input: { steps: [{ type: "shell", command: forkLoop(marker, 3, 9) }] } })
+    ).run;
     await waitFor("the fork loop to hit its limit", async () => sleepers(marker).length > 56, 10_000);
     const others = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        submit(t!.client, `neighbour-${i}`, [
-          { type: "shell", command: "for i in $(seq 10); do sleep 0.1 & done; wait; echo ok" },
-        ]),
+        t!.oah
+          .submit(`neighbour-${i}`, {
+            input: {
+              steps: [{ type: "shell", command: "for i in $(seq 10); do sleep 0.1 & done; wait; echo ok" }],
+            },
+          })
+          .then((r) => r.run),
       ),
     );
-    const ended = await Promise.all(others.map((r) => waitForRun(t!.client, r.id, isTerminal)));
+    const ended = await Promise.all(others.map((r) => t!.oah.wait(r.id)));
     expect(ended.map((r) => r.status)).toEqual(Array(6).fill("completed"));
     expect(sleepers(marker).length).toBeLessThan(64);
-    expect(await waitForRun(t.client, bomb.id, isTerminal)).toMatchObject({
+    expect(await t.oah.wait(bomb.id)).toMatchObject({
       status: "failed",
       errorCode: "tool_failed",
     });
@@ -137,19 +144,25 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
     const marker = uniqueSleep();
     // The first execution also leaves children that escape its process group and session.
     const escapes = `setsid sleep ${marker} & setsid -f sleep ${marker}; nohup sleep ${marker} >/dev/null 2>&1 & (sleep ${marker} &)`;
-    const run = await submit(t.client, "crash", [
-      {
-        type: "shell",
-        command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; ${escapes}; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.5; echo "end B" >> marks; fi`,
-      },
-      { type: "output", value: "done" },
-    ]);
+    const run = (
+      await t.oah.submit("crash", {
+        input: {
+          steps: [
+            {
+              type: "shell",
+              command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; ${escapes}; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.5; echo "end B" >> marks; fi`,
+            },
+            { type: "output", value: "done" },
+          ],
+        },
+      })
+    ).run;
     await waitFor("the first execution's processes", async () => sleepers(marker).length === 5);
     await t.api.stop("SIGKILL");
     expect(await sleepersGone(marker, 1_000)).toBe(true);
     const goneAt = Date.now();
     await t.restart();
-    const ended = await waitForRun(t.client, run.id, isTerminal);
+    const ended = await t.oah.wait(run.id);
     expect(ended).toMatchObject({ status: "completed", output: "done", attempt: 2 });
     expect(Date.parse(ended.startedAt!)).toBeGreaterThan(goneAt);
     expect(readFileSync(join(workspace("default"), "marks"), "utf8")).toBe("start A\nstart B\nend B\n");
@@ -192,17 +205,23 @@ describe("OAH_SHELL=off", () => {
     });
     expect(trpc.status).toBe(400);
     expect(JSON.stringify(trpc.body)).toContain("shell_disabled");
-    expect(await sessionRuns(t.client, "no-commands")).toEqual([]);
+    expect((await t.oah.listRuns("no-commands")).items).toEqual([]);
     const overview = (
       await t.client.get<{ statusCounts: Record<string, number> }>("/api/v1/storage/overview")
     ).body;
     expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBe(0);
     // Runs without commands go on as ever, the agent without its shell tool included.
-    const plain = await submit(t.client, "no-commands", [
-      { type: "sleep", ms: 1 },
-      { type: "output", value: 2 },
-    ]);
-    expect(await waitForRun(t.client, plain.id, isTerminal)).toMatchObject({
+    const plain = (
+      await t.oah.submit("no-commands", {
+        input: {
+          steps: [
+            { type: "sleep", ms: 1 },
+            { type: "output", value: 2 },
+          ],
+        },
+      })
+    ).run;
+    expect(await t.oah.wait(plain.id)).toMatchObject({
       status: "completed",
       output: 2,
     });
@@ -210,14 +229,16 @@ describe("OAH_SHELL=off", () => {
 
   it("a host with commands off never executes one that was accepted before", async () => {
     t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
-    const blocker = await submit(t.client, "before", [{ type: "sleep", ms: 60_000 }]);
-    await waitForRun(t.client, blocker.id, (r) => r.status === "running");
+    const blocker = (await t.oah.submit("before", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
+    await t.oah.wait(blocker.id, { until: ["running"] });
     const marker = uniqueSleep();
-    const accepted = await submit(t.client, "before", [{ type: "shell", command: `sleep ${marker}` }]);
+    const accepted = (
+      await t.oah.submit("before", { input: { steps: [{ type: "shell", command: `sleep ${marker}` }] } })
+    ).run;
     await t.api.stop("SIGKILL");
     Object.assign(t.env, { OAH_SHELL: "off" });
     await t.restart();
-    const ended = await waitForRun(t.client, accepted.id, isTerminal);
+    const ended = await t.oah.wait(accepted.id);
     expect(ended).toMatchObject({ status: "failed", errorCode: "shell_disabled" });
     expect(sleepers(marker)).toEqual([]);
   });

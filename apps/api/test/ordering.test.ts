@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import { isTerminal, sessionRuns, submit, waitFor } from "@oah/testing";
+import { isTerminal, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, BACKENDS, startApi } from "./support";
 
@@ -22,9 +22,11 @@ describe.each(BACKENDS)("per-session order and exclusivity through the HTTP API,
       sessionIds.map(async (sessionId) => {
         const ids: string[] = [];
         for (let i = 0; i < runsPerSession; i++) {
-          const run = await submit(t.client, sessionId, [
-            { type: "sleep", ms: 5 + Math.floor(Math.random() * 20) },
-          ]);
+          const run = (
+            await t.oah.submit(sessionId, {
+              input: { steps: [{ type: "sleep", ms: 5 + Math.floor(Math.random() * 20) }] },
+            })
+          ).run;
           ids.push(run.id);
         }
         return ids;
@@ -34,7 +36,7 @@ describe.each(BACKENDS)("per-session order and exclusivity through the HTTP API,
     const finished = await waitFor(
       "every run to end",
       async () => {
-        const all = await Promise.all(sessionIds.map((s) => sessionRuns(t.client, s)));
+        const all = await Promise.all(sessionIds.map((s) => t.oah.listRuns(s).then((p) => p.items)));
         return all.every((runs) => runs.length === runsPerSession && runs.every(isTerminal))
           ? all
           : undefined;

@@ -1,4 +1,4 @@
-import { eventTypes, getRun, isTerminal, runToExit, STORE_KINDS, submit, waitForRun } from "@oah/testing";
+import { runToExit, STORE_KINDS } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -12,25 +12,26 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
   async function interruptedScenario(stop: (t: ApiUnderTest) => Promise<void>) {
     t = await startApi(kind, { OAH_WORKERS_MAX: "2", OAH_DRAIN_TIMEOUT_MS: "300" });
     const session = "restart";
-    const interrupted = await submit(t.client, session, [{ type: "sleep", ms: 60_000 }]);
+    const interrupted = (await t.oah.submit(session, { input: { steps: [{ type: "sleep", ms: 60_000 }] } }))
+      .run;
     const queued = [
-      await submit(t.client, session, [{ type: "output", value: 1 }]),
-      await submit(t.client, session, [{ type: "output", value: 2 }]),
+      (await t.oah.submit(session, { input: { steps: [{ type: "output", value: 1 }] } })).run,
+      (await t.oah.submit(session, { input: { steps: [{ type: "output", value: 2 }] } })).run,
     ];
     // Another session, stuck behind two busy workers: still queued when the process stops.
     const blockers = [
-      await submit(t.client, "blocker", [{ type: "sleep", ms: 60_000 }]),
-      await submit(t.client, "other", [{ type: "output", value: "other" }]),
+      (await t.oah.submit("blocker", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run,
+      (await t.oah.submit("other", { input: { steps: [{ type: "output", value: "other" }] } })).run,
     ];
-    await waitForRun(t.client, interrupted.id, (r) => r.status === "running");
-    await waitForRun(t.client, blockers[0]!.id, (r) => r.status === "running");
-    expect((await getRun(t.client, blockers[1]!.id)).status).toBe("queued");
+    await t.oah.wait(interrupted.id, { until: ["running"] });
+    await t.oah.wait(blockers[0]!.id, { until: ["running"] });
+    expect((await t.oah.get(blockers[1]!.id)).status).toBe("queued");
 
     await stop(t);
     await t.restart();
 
     for (const run of [interrupted, blockers[0]!]) {
-      const failed = await waitForRun(t.client, run.id, isTerminal);
+      const failed = await t.oah.wait(run.id);
       expect(failed).toMatchObject({
         status: "failed",
         errorCode: "worker_recovery_failed",
@@ -40,17 +41,15 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
           recovery: { state: "failed", strategy: "fail", reason: "fail_closed" },
         },
       });
-      expect((await eventTypes(t.client, run.id)).slice(-1)).toEqual(["run.failed"]);
+      expect((await t.oah.listEvents(run.id)).items.map((e) => e.type).slice(-1)).toEqual(["run.failed"]);
     }
-    const done = await Promise.all(
-      [...queued, blockers[1]!].map((r) => waitForRun(t!.client, r.id, isTerminal)),
-    );
+    const done = await Promise.all([...queued, blockers[1]!].map((r) => t!.oah.wait(r.id)));
     expect(done.map((r) => [r.status, r.output])).toEqual([
       ["completed", 1],
       ["completed", 2],
       ["completed", "other"],
     ]);
-    const failedEnd = Date.parse((await getRun(t.client, interrupted.id)).endedAt!);
+    const failedEnd = Date.parse((await t.oah.get(interrupted.id)).endedAt!);
     expect(Date.parse(done[0]!.startedAt!)).toBeGreaterThanOrEqual(failedEnd);
   }
 
@@ -68,13 +67,13 @@ describe.each(STORE_KINDS)("restart of oah-api on %s", (kind) => {
 
   it("refuses a second oah-api on the same store, before touching the first one's runs", async () => {
     t = await startApi(kind);
-    const running = await submit(t.client, "owner", [{ type: "sleep", ms: 60_000 }]);
-    await waitForRun(t.client, running.id, (r) => r.status === "running");
+    const running = (await t.oah.submit("owner", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
+    await t.oah.wait(running.id, { until: ["running"] });
     const second = await runToExit("oah-api", { env: t.env, args: ["--port", "0"] });
     expect(second.code).toBe(1);
     expect(second.output).toMatch(/the run store is in use by another oah process/);
-    expect((await getRun(t.client, running.id)).status).toBe("running");
-    await t.client.post(`/api/v1/runs/${running.id}/cancel`);
-    expect((await waitForRun(t.client, running.id, isTerminal)).status).toBe("cancelled");
+    expect((await t.oah.get(running.id)).status).toBe("running");
+    await t.oah.cancel(running.id);
+    expect((await t.oah.wait(running.id)).status).toBe("cancelled");
   });
 });

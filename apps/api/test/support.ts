@@ -1,3 +1,4 @@
+import { createClient, type OahClient } from "@oah/client";
 import {
   ApiClient,
   createStoreEnv,
@@ -14,7 +15,9 @@ export const BACKENDS: Backend[] = ["sqlite", "postgres", "redis"];
 
 export interface ApiUnderTest {
   api: OahProcess;
+  /** Raw HTTP, for what a test looks at answer by answer (statuses, headers, refusals). */
   client: ApiClient;
+  oah: OahClient;
   place: StoreEnv;
   env: Record<string, string>;
   /** Starts another oah-api on the same store (after a stop). */
@@ -31,14 +34,19 @@ export async function startApi(backend: Backend, env: Record<string, string> = {
     ...(redis ? { OAH_REDIS_URL: redis.url, OAH_REDIS_PREFIX: redis.prefix } : {}),
     ...env,
   };
+  const connect = () => {
+    self.client = new ApiClient(self.api.url, env.OAH_API_TOKEN);
+    self.oah = createClient({ baseUrl: self.api.url, token: env.OAH_API_TOKEN });
+  };
   const self: ApiUnderTest = {
     api: await startOah("oah-api", { env: fullEnv }),
     client: undefined as unknown as ApiClient,
+    oah: undefined as unknown as OahClient,
     place,
     env: fullEnv,
     async restart() {
       self.api = await startOah("oah-api", { env: fullEnv });
-      self.client = new ApiClient(self.api.url, env.OAH_API_TOKEN);
+      connect();
     },
     async dispose() {
       await self.api.stop("SIGKILL");
@@ -46,6 +54,6 @@ export async function startApi(backend: Backend, env: Record<string, string> = {
       await place.dispose();
     },
   };
-  self.client = new ApiClient(self.api.url, env.OAH_API_TOKEN);
+  connect();
   return self;
 }

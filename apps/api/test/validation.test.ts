@@ -1,4 +1,4 @@
-import { rawRequest, sessionRuns, submit } from "@oah/testing";
+import { rawRequest } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -229,10 +229,10 @@ describe("bad input is refused with a 4xx and a code, and changes nothing", () =
   });
 
   it("wrote nothing for any of them, and still serves", async () => {
-    expect(await sessionRuns(t.client, "bad-1")).toEqual([]);
+    expect((await t.oah.listRuns("bad-1")).items).toEqual([]);
     const metrics = await fetch(`${t.api.url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^oah_runs_submitted_total 0$/m);
-    const run = await submit(t.client, "good-1", []);
+    const { run } = await t.oah.submit("good-1", { input: { steps: [] } });
     expect(run.status).toBe("queued");
   });
 
@@ -256,6 +256,6 @@ describe("bad input is refused with a 4xx and a code, and changes nothing", () =
     const missingBody = (await missing.json()) as { error: { data: { errorCode: string } } };
     expect(missing.status).toBe(404);
     expect(missingBody.error.data.errorCode).toBe("run_not_found");
-    expect(await sessionRuns(t.client, "bad-2")).toEqual([]);
+    expect((await t.oah.listRuns("bad-2")).items).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:net";
-import type { PoolOverview } from "@oah/contract";
+import { createClient, type OahClient } from "@oah/client";
 import {
   createHostNetwork,
   expectAllCompletedInOrder,
@@ -11,7 +11,6 @@ import {
   startPrivatePostgres,
   startPrivateRedis,
   startSplitDeployment,
-  submit,
   waitFor,
   waitForQuiet,
 } from "@oah/testing";
@@ -19,24 +18,24 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const SESSIONS = 40;
 const RUNS = 5;
-const SLEEP = [{ type: "sleep", ms: 200 }];
+const SLEEP = [{ type: "sleep" as const, ms: 200 }];
 const HOSTS = ["sandbox-a", "sandbox-b"] as const;
 
 /** Decides and publishes only, ticking often, so that its report is in the pool soon. */
 const CONTROLLER = { OAH_CONTROLLER_TARGET: "none", OAH_CONTROLLER_INTERVAL_MS: "250" };
 const SANDBOX = { OAH_WORKERS_MIN: "6", OAH_WORKERS_MAX: "6" };
 
-async function pool(d: SplitDeployment): Promise<PoolOverview> {
-  const res = await d.client.get<PoolOverview>("/api/v1/pool");
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const clientOf = (d: SplitDeployment): OahClient =>
+  createClient({ baseUrl: d.api.url, token: d.env.OAH_API_TOKEN });
+
+const pool = (d: SplitDeployment) => clientOf(d).pool();
 
 /** `runs` more runs for each session of `batch`: sessions side by side, each one's runs in order. */
 async function submitRuns(d: SplitDeployment, batch: string, runs: number): Promise<void> {
   await Promise.all(
     Array.from({ length: SESSIONS }, async (_, s) => {
-      for (let run = 0; run < runs; run++) await submit(d.client, `${batch}-${s}`, SLEEP);
+      for (let run = 0; run < runs; run++)
+        await clientOf(d).submit(`${batch}-${s}`, { input: { steps: SLEEP } });
     }),
   );
 }
@@ -136,8 +135,7 @@ describe("split across hosts", () => {
       );
       return rows[0]!.n >= SESSIONS;
     });
-    const cordon = await d.client.post(`/api/v1/hosts/${HOSTS[0]}/cordon`);
-    expect(cordon).toMatchObject({ status: 202, body: { hostId: HOSTS[0], state: "cordoned" } });
+    expect(await clientOf(d).cordon(HOSTS[0])).toEqual({ hostId: HOSTS[0], state: "cordoned" });
     await waitFor("sandbox-a cordoned, with nothing in hand", async () => {
       const host = (await pool(d!)).hosts.find((h) => h.hostId === HOSTS[0]);
       if (host?.state !== "cordoned" || host.busyWorkers !== 0) return false;

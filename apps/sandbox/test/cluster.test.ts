@@ -4,13 +4,12 @@ import {
   type SplitDeployment,
   startRedisCluster,
   startSplitDeployment,
-  submit,
   type TestRedisCluster,
   waitFor,
   waitForQuiet,
 } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FAST_RECOVERY, waitForCompleted } from "./support";
+import { clientOf, FAST_RECOVERY, waitForCompleted } from "./support";
 
 /** Split mode on a real three-node Redis Cluster (OAH_REDIS_CLUSTER_NODES), started by the test. */
 describe("split mode on a Redis Cluster", () => {
@@ -30,7 +29,11 @@ describe("split mode on a Redis Cluster", () => {
     const submitted = [];
     for (let run = 0; run < 5; run++)
       for (let s = 0; s < 20; s++)
-        submitted.push(submit(d.client, `cluster-${s}`, [{ type: "sleep", ms: 5 + (s % 4) * 5 }]));
+        submitted.push(
+          clientOf(d)
+            .submit(`cluster-${s}`, { input: { steps: [{ type: "sleep", ms: 5 + (s % 4) * 5 }] } })
+            .then((r) => r.run),
+        );
     await Promise.all(submitted);
     await waitForQuiet(d, 60_000);
     await expectAllCompletedInOrder(d, 100);
@@ -46,22 +49,13 @@ describe("split mode on a Redis Cluster", () => {
 
   it("cancels across processes over the cluster's pub/sub", async () => {
     d = await startSplitDeployment({ sandboxes: 1, redisCluster: cluster });
-    const run = await submit(d.client, "cluster-cancel", [{ type: "sleep", ms: 60_000 }]);
-    await waitFor(
-      "the run to start",
-      async () =>
-        (await d!.client.get<{ run: { status: string } }>(`/api/v1/runs/${run.id}`)).body.run.status ===
-        "running",
-    );
+    const run = (
+      await clientOf(d).submit("cluster-cancel", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })
+    ).run;
+    await waitFor("the run to start", async () => (await clientOf(d!).get(run.id)).status === "running");
     const asked = Date.now();
     expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
-    await waitFor(
-      "the cancel",
-      async () =>
-        (await d!.client.get<{ run: { status: string } }>(`/api/v1/runs/${run.id}`)).body.run.status ===
-        "cancelled",
-      5_000,
-    );
+    await waitFor("the cancel", async () => (await clientOf(d!).get(run.id)).status === "cancelled", 5_000);
     expect(Date.now() - asked).toBeLessThan(1_000);
   }, 60_000);
 
@@ -92,8 +86,9 @@ describe("split mode on a Redis Cluster", () => {
       env: { ...FAST_RECOVERY, OAH_SESSION_LOCK_TTL_MS: "3000", OAH_STALE_RUN_AFTER_MS: "1000" },
       sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
     });
-    const lost = await submit(d.client, "lost-entry", [{ type: "sleep", ms: 10 }]);
-    await submit(d.client, "lost-entry", [{ type: "sleep", ms: 10 }]);
+    const lost = (await clientOf(d).submit("lost-entry", { input: { steps: [{ type: "sleep", ms: 10 }] } }))
+      .run;
+    await clientOf(d).submit("lost-entry", { input: { steps: [{ type: "sleep", ms: 10 }] } });
     const base = `{${d.redis.prefix}}:`;
     const redis = d.redis.client;
     await redis.set(`${base}marker`, String(Date.now()));

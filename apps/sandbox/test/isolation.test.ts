@@ -2,20 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import {
-  eventTypes,
-  getRun,
-  isTerminal,
   type SplitDeployment,
   sleepers,
   sleepersGone,
   startSplitDeployment,
-  submit,
   uniqueSleep,
   waitFor,
-  waitForRun,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAST_RECOVERY } from "./support";
+import { clientOf, FAST_RECOVERY } from "./support";
 
 /** Recovery within seconds; a liveness window of 1.2 s (lock TTL − heartbeat interval). */
 const FAST = {
@@ -31,7 +26,7 @@ const FAST = {
  * shows whether the two ever overlapped.
  */
 const markingStep = (marker: string) => ({
-  type: "shell",
+  type: "shell" as const,
   command: `if [ ! -e first ]; then touch first; echo "start A" >> marks; sleep ${marker}; echo "end A" >> marks; else echo "start B" >> marks; sleep 0.3; echo "end B" >> marks; fi`,
 });
 
@@ -59,9 +54,12 @@ describe("one execution at a time, side effects included (split mode, Redis and 
     for (let i = 0; i < count; i++) {
       const marker = uniqueSleep();
       const workspaceId = `marks-${i}`;
-      const run = await submit(d!.client, `marks-${i}`, [markingStep(marker), { type: "output", value: i }], {
-        workspaceId,
-      });
+      const run = (
+        await clientOf(d!).submit(`marks-${i}`, {
+          input: { steps: [markingStep(marker), { type: "output", value: i }] },
+          workspaceId,
+        })
+      ).run;
       runs.push({ run, marker, workspaceId });
     }
     await waitFor("every first execution's step", async () =>
@@ -72,7 +70,7 @@ describe("one execution at a time, side effects included (split mode, Redis and 
 
   async function expectReexecutedAfter(runs: MarkedRun[], goneAt: number, by: number) {
     for (const { run, workspaceId } of runs) {
-      const done = await waitForRun(d!.client, run.id, isTerminal, 20_000);
+      const done = await clientOf(d!).wait(run.id, { timeoutMs: 20_000 });
       expect(done).toMatchObject({ status: "completed", attempt: 2, recoveryState: "requeued" });
       expect(done.workerId).toContain(`-${by}-`);
       expect(ms(done.startedAt)).toBeGreaterThan(goneAt);
@@ -109,9 +107,9 @@ describe("one execution at a time, side effects included (split mode, Redis and 
     frozen!.child.kill("SIGCONT");
     await new Promise((r) => setTimeout(r, 1_500));
     for (const { run, workspaceId } of runs) {
-      const types = await eventTypes(d.client, run.id);
+      const types = (await clientOf(d).listEvents(run.id)).items.map((e) => e.type);
       expect(types.filter((t) => t === "run.completed" || t === "run.failed")).toEqual(["run.completed"]);
-      expect((await getRun(d.client, run.id)).attempt).toBe(2);
+      expect((await clientOf(d).get(run.id)).attempt).toBe(2);
       expect(marks(workspaceId)).toBe("start A\nstart B\nend B\n");
     }
     expect(frozen!.child.exitCode).toBeNull();
@@ -120,36 +118,44 @@ describe("one execution at a time, side effects included (split mode, Redis and 
   it("a cancel of a run whose host died is honoured by recovery: cancelled, never started again", async () => {
     d = await startSplitDeployment({ sandboxes: 1, env: FAST });
     const marker = uniqueSleep();
-    const run = await submit(d.client, "cancel-dead", [{ type: "shell", command: `sleep ${marker}` }]);
-    const next = await submit(d.client, "cancel-dead", [{ type: "output", value: "next" }]);
+    const run = (
+      await clientOf(d).submit("cancel-dead", {
+        input: { steps: [{ type: "shell", command: `sleep ${marker}` }] },
+      })
+    ).run;
+    const next = (
+      await clientOf(d).submit("cancel-dead", { input: { steps: [{ type: "output", value: "next" }] } })
+    ).run;
     await waitFor("the step", async () => sleepers(marker).length === 1);
     await d.sandboxes[0]!.stop("SIGKILL");
     const cancel = await d.client.post<{ status: string }>(`/api/v1/runs/${run.id}/cancel`);
     expect(cancel).toMatchObject({ status: 202, body: { status: "running" } });
     await d.addSandbox();
-    const ended = await waitForRun(d.client, run.id, isTerminal, 20_000);
+    const ended = await clientOf(d).wait(run.id, { timeoutMs: 20_000 });
     expect(ended).toMatchObject({ status: "cancelled", errorCode: null, attempt: 1 });
     expect(ended.metadata).not.toHaveProperty("recoveryAttempts");
-    const types = await eventTypes(d.client, run.id);
+    const types = (await clientOf(d).listEvents(run.id)).items.map((e) => e.type);
     expect(types).toEqual(["run.queued", "run.started", "tool.started", "run.cancelled"]);
-    expect((await waitForRun(d.client, next.id, isTerminal)).output).toBe("next");
+    expect((await clientOf(d).wait(next.id)).output).toBe("next");
     // Requeued by hand only when asked explicitly.
     const refused = await d.client.post<{ error: { code: string } }>(`/api/v1/runs/${run.id}/requeue`, {});
     expect(refused).toMatchObject({ status: 409, body: { error: { code: "run_requeue_invalid_status" } } });
     const requeued = await d.client.post(`/api/v1/runs/${run.id}/requeue`, { includeCancelled: true });
     expect(requeued).toMatchObject({ status: 202, body: { status: "queued", previousStatus: "cancelled" } });
     await waitFor("the explicit re-execution", async () => sleepers(marker).length === 1);
-    await d.client.post(`/api/v1/runs/${run.id}/cancel`);
-    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({ status: "cancelled", attempt: 2 });
+    await clientOf(d).cancel(run.id);
+    expect(await clientOf(d).wait(run.id)).toMatchObject({ status: "cancelled", attempt: 2 });
   });
 
   it("a cancel that arrives while a draining sandbox stops its run is honoured: cancelled, not requeued", async () => {
     d = await startSplitDeployment({ sandboxes: 1, env: { ...FAST, OAH_DRAIN_TIMEOUT_MS: "200" } });
     const marker = uniqueSleep();
     // A step that ignores SIGTERM: the drain's abort needs its grace period (2 s) to stop it.
-    const run = await submit(d.client, "drain-cancel", [
-      { type: "shell", command: `trap '' TERM; sleep ${marker}` },
-    ]);
+    const run = (
+      await clientOf(d).submit("drain-cancel", {
+        input: { steps: [{ type: "shell", command: `trap '' TERM; sleep ${marker}` }] },
+      })
+    ).run;
     await waitFor("the step", async () => sleepers(marker).length === 1);
     const [host] = d.sandboxes;
     host!.child.kill("SIGTERM");
@@ -157,18 +163,24 @@ describe("one execution at a time, side effects included (split mode, Redis and 
     expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
     expect(await host!.exited).toBe(0);
     expect(sleepers(marker)).toEqual([]);
-    const ended = await getRun(d.client, run.id);
+    const ended = await clientOf(d).get(run.id);
     expect(ended).toMatchObject({ status: "cancelled", attempt: 1 });
-    expect((await eventTypes(d.client, run.id)).at(-1)).toBe("run.cancelled");
+    expect((await clientOf(d).listEvents(run.id)).items.map((e) => e.type).at(-1)).toBe("run.cancelled");
   });
 
   it("a stale-looking run whose host still renews its lease is left to that host", async () => {
     d = await startSplitDeployment({ sandboxes: 2, env: FAST });
-    const run = await submit(d.client, "alive", [
-      { type: "shell", command: "sleep 3" },
-      { type: "output", value: "once" },
-    ]);
-    await waitForRun(d.client, run.id, (r) => r.status === "running");
+    const run = (
+      await clientOf(d).submit("alive", {
+        input: {
+          steps: [
+            { type: "shell", command: "sleep 3" },
+            { type: "output", value: "once" },
+          ],
+        },
+      })
+    ).run;
+    await clientOf(d).wait(run.id, { until: ["running"] });
     // As a host whose heartbeat writes do not reach the store would look: stale, for several scans.
     // (A real run is stale only after OAH_STALE_RUN_AFTER_MS without a heartbeat: by then its
     // host's lease, renewed with every heartbeat, has listed it for long. Here: one heartbeat later.)
@@ -178,8 +190,8 @@ describe("one execution at a time, side effects included (split mode, Redis and 
       await d.db.query("UPDATE runs SET heartbeat_at = 1 WHERE id = $1 AND status = 'running'", [run.id]);
       await new Promise((r) => setTimeout(r, 50));
     }
-    const done = await waitForRun(d.client, run.id, isTerminal);
+    const done = await clientOf(d).wait(run.id);
     expect(done).toMatchObject({ status: "completed", output: "once", attempt: 1, recoveryState: null });
-    expect(await eventTypes(d.client, run.id)).not.toContain("run.requeued");
+    expect((await clientOf(d).listEvents(run.id)).items.map((e) => e.type)).not.toContain("run.requeued");
   });
 });

@@ -7,12 +7,11 @@ import {
   startPrivatePostgres,
   startPrivateRedis,
   startSplitDeployment,
-  submit,
   waitFor,
   waitForQuiet,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitForCompleted } from "./support";
+import { clientOf, waitForCompleted } from "./support";
 
 const FAST = {
   OAH_SESSION_LOCK_TTL_MS: "3000",
@@ -26,7 +25,7 @@ const RUNS_QUEUED_BEFORE_A_SANDBOX = {
   env: { ...FAST, OAH_STALE_RUN_AFTER_MS: "1000" },
   sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
 };
-const SHORT_RUN = [{ type: "sleep", ms: 10 }];
+const SHORT_RUN = [{ type: "sleep" as const, ms: 10 }];
 
 describe("outages of Redis and PostgreSQL", () => {
   let d: SplitDeployment | undefined;
@@ -67,7 +66,8 @@ describe("outages of Redis and PostgreSQL", () => {
 
   it("makes a session claimable again when its runs are queued but its ready entry was lost", async () => {
     d = await startSplitDeployment(RUNS_QUEUED_BEFORE_A_SANDBOX);
-    for (let i = 0; i < 5; i++) await submit(d.client, i < 3 ? "stranded" : "fine", SHORT_RUN);
+    for (let i = 0; i < 5; i++)
+      await clientOf(d).submit(i < 3 ? "stranded" : "fine", { input: { steps: SHORT_RUN } });
     // A wake-up lost to a bug: the session's runs stay queued in Redis, but nothing would
     // ever claim them. The reconcile of the queue with the store must notice.
     expect(await d.redis.client.zrem(`{${d.redis.prefix}}:ready:normal`, "stranded")).toBe(1);
@@ -78,7 +78,8 @@ describe("outages of Redis and PostgreSQL", () => {
 
   it("enqueues again a queued run whose queue entry was lost, but not one a claim holds, until its lock expires", async () => {
     d = await startSplitDeployment(RUNS_QUEUED_BEFORE_A_SANDBOX);
-    const run = async (sessionId: string) => (await submit(d!.client, sessionId, SHORT_RUN)).id;
+    const run = async (sessionId: string) =>
+      (await clientOf(d!).submit(sessionId, { input: { steps: SHORT_RUN } })).run.id;
     const [lostRun] = [await run("lost-entry"), await run("lost-entry")];
     const heldRun = await run("held");
     const base = `{${d.redis.prefix}}:`;

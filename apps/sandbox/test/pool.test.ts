@@ -1,6 +1,7 @@
 import type { PoolOverview, PoolSnapshot } from "@oah/contract";
-import { type SplitDeployment, startSplitDeployment, submit, waitFor, waitForQuiet } from "@oah/testing";
+import { type SplitDeployment, startSplitDeployment, waitFor, waitForQuiet } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { clientOf } from "./support";
 
 const FAST_POOL = {
   OAH_POOL_SCALE_INTERVAL_MS: "200",
@@ -9,9 +10,7 @@ const FAST_POOL = {
 };
 
 async function pool(d: SplitDeployment): Promise<PoolOverview> {
-  const res = await d.client.get<PoolOverview>("/api/v1/pool");
-  expect(res.status).toBe(200);
-  return res.body;
+  return clientOf(d).pool();
 }
 
 function hostOf(overview: PoolOverview, pid: number | undefined): PoolSnapshot | undefined {
@@ -35,7 +34,8 @@ describe("elastic pool", () => {
     const idle = await waitFor("the sandbox's first report", async () => hostOf(await pool(d!), pid));
     expect(idle).toMatchObject({ min: 1, max: 4, desired: 1, activeWorkers: 1, processKind: "standalone" });
 
-    for (let i = 0; i < 20; i++) await submit(d.client, `burst-${i}`, [{ type: "sleep", ms: 400 }]);
+    for (let i = 0; i < 20; i++)
+      await clientOf(d).submit(`burst-${i}`, { input: { steps: [{ type: "sleep", ms: 400 }] } });
     const scaled = await waitFor("the pool to scale up", async () => {
       const host = hostOf(await pool(d!), pid);
       return host && host.activeWorkers === 4 ? host : undefined;
@@ -68,7 +68,8 @@ describe("elastic pool", () => {
       sandboxEnv: { OAH_WORKERS_MIN: "3", OAH_WORKERS_MAX: "3" },
     });
     const other = await d.addSandbox({ OAH_WORKERS_MIN: "1", OAH_WORKERS_MAX: "4" });
-    for (let i = 0; i < 6; i++) await submit(d.client, `load-${i}`, [{ type: "sleep", ms: 2_000 }]);
+    for (let i = 0; i < 6; i++)
+      await clientOf(d).submit(`load-${i}`, { input: { steps: [{ type: "sleep", ms: 2_000 }] } });
     const seen = await waitFor("a suggestion under load", async () => {
       const host = hostOf(await pool(d!), other.child.pid);
       return host && host.remoteActiveWorkers === 3 && host.globalSuggested >= 5 ? host : undefined;

@@ -2,21 +2,16 @@ import type { StorageOverview } from "@oah/contract";
 import {
   crashAsked,
   crashingStep,
-  eventTypes,
   expectAllCompletedInOrder,
-  getRun,
-  isTerminal,
   type OahProcess,
   type SplitDeployment,
   startSplitDeployment,
-  submit,
   waitFor,
   waitForQuiet,
-  waitForRun,
   waitForWorkspaceFile,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAST_RECOVERY, waitForCompleted } from "./support";
+import { clientOf, FAST_RECOVERY, waitForCompleted } from "./support";
 
 const FAST = {
   ...FAST_RECOVERY,
@@ -39,25 +34,27 @@ describe("recovery of runs whose worker died", () => {
 
   it("requeues a running run after kill -9 (requeue_running); it runs again and its session follows in order", async () => {
     d = await startSplitDeployment({ sandboxes: 1, env: FAST });
-    const first = await submit(
-      d.client,
-      "k9",
-      [
-        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
-        { type: "output", value: "first" },
-      ],
-      { workspaceId: "k9" },
-    );
+    const first = (
+      await clientOf(d).submit("k9", {
+        input: {
+          steps: [
+            { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+            { type: "output", value: "first" },
+          ],
+        },
+        workspaceId: "k9",
+      })
+    ).run;
     const later = [
-      await submit(d.client, "k9", [{ type: "output", value: "second" }]),
-      await submit(d.client, "k9", [{ type: "output", value: "third" }]),
+      (await clientOf(d).submit("k9", { input: { steps: [{ type: "output", value: "second" }] } })).run,
+      (await clientOf(d).submit("k9", { input: { steps: [{ type: "output", value: "third" }] } })).run,
     ];
     await waitForWorkspaceFile(d.env, "k9", "once");
     const killedAt = Date.now();
     await crash(d.sandboxes[0]!);
     await d.addSandbox();
 
-    const done = await waitForRun(d.client, first.id, isTerminal);
+    const done = await clientOf(d).wait(first.id);
     expect(done).toMatchObject({
       status: "completed",
       output: "first",
@@ -69,7 +66,7 @@ describe("recovery of runs whose worker died", () => {
       },
     });
     expect(ms(done.startedAt)).toBeGreaterThan(killedAt);
-    const types = await eventTypes(d.client, first.id);
+    const types = (await clientOf(d).listEvents(first.id)).items.map((e) => e.type);
     expect(types).toEqual([
       "run.queued",
       "run.started",
@@ -81,7 +78,7 @@ describe("recovery of runs whose worker died", () => {
       "tool.completed",
       "run.completed",
     ]);
-    const rest = await Promise.all(later.map((r) => waitForRun(d!.client, r.id, isTerminal)));
+    const rest = await Promise.all(later.map((r) => clientOf(d!).wait(r.id)));
     expect(rest.map((r) => r.output)).toEqual(["second", "third"]);
     expect(ms(rest[0]!.startedAt)).toBeGreaterThanOrEqual(ms(done.endedAt));
     expect(ms(rest[1]!.startedAt)).toBeGreaterThanOrEqual(ms(rest[0]!.endedAt));
@@ -95,7 +92,7 @@ describe("recovery of runs whose worker died", () => {
     // A backlog of very short runs, in place before any worker exists: every slot claims ahead.
     await Promise.all(
       Array.from({ length: SESSIONS }, async (_, i) => {
-        for (let k = 0; k < RUNS; k++) await submit(d!.client, `ahead-${i}`, []);
+        for (let k = 0; k < RUNS; k++) await clientOf(d!).submit(`ahead-${i}`, { input: { steps: [] } });
       }),
     );
     const doomed = await d.addSandbox();
@@ -119,15 +116,21 @@ describe("recovery of runs whose worker died", () => {
       sandboxes: 1,
       env: { ...FAST, OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
     });
-    const run = await submit(d.client, "waiting", [
-      { type: "wait_tool", name: "approve" },
-      { type: "output", value: "approved" },
-    ]);
-    await waitForRun(d.client, run.id, (r) => r.status === "waiting_tool");
+    const run = (
+      await clientOf(d).submit("waiting", {
+        input: {
+          steps: [
+            { type: "wait_tool", name: "approve" },
+            { type: "output", value: "approved" },
+          ],
+        },
+      })
+    ).run;
+    await clientOf(d).wait(run.id, { until: ["waiting_tool"] });
     await crash(d.sandboxes[0]!);
     await d.addSandbox();
     if (outcome === "quarantined") {
-      const ended = await waitForRun(d.client, run.id, isTerminal);
+      const ended = await clientOf(d).wait(run.id);
       expect(ended).toMatchObject({
         status: "failed",
         errorCode: "worker_recovery_failed",
@@ -142,17 +145,16 @@ describe("recovery of runs whose worker died", () => {
       return;
     }
     // Requeued: it runs again from the start and waits for its tool again.
-    const waitingAgain = await waitForRun(
-      d.client,
-      run.id,
-      (r) => r.status === "waiting_tool" && r.attempt === 2,
-    );
+    const waitingAgain = await waitFor("the run waiting for its tool again", async () => {
+      const again = await clientOf(d!).get(run.id);
+      return again.status === "waiting_tool" && again.attempt === 2 && again;
+    });
     expect(waitingAgain.metadata).toMatchObject({
       recoveryAttempts: 1,
       recovery: { reason: "automatic_requeue" },
     });
-    await d.client.post(`/api/v1/runs/${run.id}/tool-results`, { name: "approve", output: true });
-    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({
+    await clientOf(d).submitToolResult(run.id, "approve", true);
+    expect(await clientOf(d).wait(run.id)).toMatchObject({
       status: "completed",
       output: "approved",
     });
@@ -164,18 +166,18 @@ describe("recovery of runs whose worker died", () => {
       env: { ...FAST, OAH_STALE_RUN_RECOVERY_MAX_ATTEMPTS: "2" },
     });
     // Its first three executions end in a crash of the sandbox executing it.
-    const killer = await submit(
-      d.client,
-      "killer",
-      [crashingStep(3), { type: "output", value: "survived" }],
-      { workspaceId: "killer" },
-    );
+    const killer = (
+      await clientOf(d).submit("killer", {
+        input: { steps: [crashingStep(3), { type: "output", value: "survived" }] },
+        workspaceId: "killer",
+      })
+    ).run;
     // Each execution crashes its sandbox; a new sandbox takes over until recovery gives up on the run.
     const quarantined = await waitFor(
       "the run to be quarantined",
       async () => {
         await crashAsked(d!, killer.id, "killer");
-        const run = await getRun(d!.client, killer.id);
+        const run = await clientOf(d!).get(killer.id);
         if (run.recoveryState === "quarantined") return run;
         const latest = d!.sandboxes.at(-1)!;
         if (latest.child.exitCode !== null || latest.child.signalCode !== null) await d!.addSandbox();
@@ -201,7 +203,7 @@ describe("recovery of runs whose worker died", () => {
     if (d.sandboxes.at(-1)!.child.exitCode !== null) await d.addSandbox();
     const requeued = await d.client.post(`/api/v1/runs/${killer.id}/requeue`, { requestedBy: "ops" });
     expect(requeued.status).toBe(202);
-    const done = await waitForRun(d.client, killer.id, isTerminal);
+    const done = await clientOf(d).wait(killer.id);
     expect(done).toMatchObject({
       status: "completed",
       output: "survived",
@@ -212,23 +214,25 @@ describe("recovery of runs whose worker died", () => {
 
   it("recovers the run of a sandbox frozen past the stale threshold by a periodic scan of another, no restart", async () => {
     d = await startSplitDeployment({ sandboxes: 2, env: FAST });
-    const run = await submit(
-      d.client,
-      "frozen",
-      [
-        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
-        { type: "output", value: "rescued" },
-      ],
-      { workspaceId: "frozen" },
-    );
-    const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
+    const run = (
+      await clientOf(d).submit("frozen", {
+        input: {
+          steps: [
+            { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+            { type: "output", value: "rescued" },
+          ],
+        },
+        workspaceId: "frozen",
+      })
+    ).run;
+    const running = await clientOf(d).wait(run.id, { until: ["running"] });
     // Frozen only once its shell has left its mark: a second execution must then be quick.
     await waitForWorkspaceFile(d.env, "frozen", "once");
     const owner = d.sandboxes.find((s) => running.workerId?.includes(`-${s.child.pid}-`))!;
     const other = d.sandboxes.find((s) => s !== owner)!;
     owner.child.kill("SIGSTOP");
     try {
-      const done = await waitForRun(d.client, run.id, isTerminal, 20_000);
+      const done = await clientOf(d).wait(run.id, { timeoutMs: 20_000 });
       expect(done).toMatchObject({ status: "completed", output: "rescued", attempt: 2 });
       expect(done.workerId).toContain(`-${other.child.pid}-`);
       expect(done.metadata.recovery?.lastRecoveredBy).toContain(`-${other.child.pid}-`);
@@ -239,21 +243,23 @@ describe("recovery of runs whose worker died", () => {
 
   it("drains on SIGTERM: exits 0 and hands the run it could not finish to recovery, which requeues it", async () => {
     d = await startSplitDeployment({ sandboxes: 1, env: { ...FAST, OAH_DRAIN_TIMEOUT_MS: "300" } });
-    const run = await submit(
-      d.client,
-      "drained",
-      [
-        { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
-        { type: "output", value: "finished elsewhere" },
-      ],
-      { workspaceId: "drained" },
-    );
+    const run = (
+      await clientOf(d).submit("drained", {
+        input: {
+          steps: [
+            { type: "shell", command: "if [ -f once ]; then echo again; else touch once; sleep 30; fi" },
+            { type: "output", value: "finished elsewhere" },
+          ],
+        },
+        workspaceId: "drained",
+      })
+    ).run;
     await waitForWorkspaceFile(d.env, "drained", "once");
     expect(await d.sandboxes[0]!.stop("SIGTERM")).toBe(0);
-    const requeued = await getRun(d.client, run.id);
+    const requeued = await clientOf(d).get(run.id);
     expect(requeued).toMatchObject({ status: "queued", metadata: { recoveryAttempts: 1 } });
     await d.addSandbox();
-    expect(await waitForRun(d.client, run.id, isTerminal)).toMatchObject({
+    expect(await clientOf(d).wait(run.id)).toMatchObject({
       status: "completed",
       output: "finished elsewhere",
       attempt: 2,

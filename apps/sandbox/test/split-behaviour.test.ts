@@ -2,20 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  eventTypes,
-  getRun,
-  isTerminal,
   type SplitDeployment,
   sleepers,
   startSplitDeployment,
-  submit,
   uniqueSleep,
   waitFor,
-  waitForRun,
   waitForWorkspaceFile,
 } from "@oah/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { clientOf } from "./support";
 
 describe("split mode behaviour", () => {
   let d: SplitDeployment | undefined;
@@ -30,21 +26,26 @@ describe("split mode behaviour", () => {
       sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
     });
     const blockers = [
-      await submit(d.client, "blocker-1", [{ type: "sleep", ms: 1_500 }]),
-      await submit(d.client, "blocker-2", [{ type: "sleep", ms: 1_500 }]),
+      (await clientOf(d).submit("blocker-1", { input: { steps: [{ type: "sleep", ms: 1_500 }] } })).run,
+      (await clientOf(d).submit("blocker-2", { input: { steps: [{ type: "sleep", ms: 1_500 }] } })).run,
     ];
-    for (const b of blockers) await waitForRun(d.client, b.id, (r) => r.status === "running");
+    for (const b of blockers) await clientOf(d).wait(b.id, { until: ["running"] });
     const normal = [];
     for (let i = 0; i < 50; i++)
-      normal.push(await submit(d.client, `normal-${i}`, [{ type: "sleep", ms: 1 }]));
-    const child = await submit(d.client, "child-session", [{ type: "sleep", ms: 1 }], {
-      priority: "subagent",
-      parentRunId: blockers[0]!.id,
-    });
-    expect((await getRun(d.client, normal[0]!.id)).status).toBe("queued");
+      normal.push(
+        (await clientOf(d).submit(`normal-${i}`, { input: { steps: [{ type: "sleep", ms: 1 }] } })).run,
+      );
+    const child = (
+      await clientOf(d).submit("child-session", {
+        input: { steps: [{ type: "sleep", ms: 1 }] },
+        priority: "subagent",
+        parentRunId: blockers[0]!.id,
+      })
+    ).run;
+    expect((await clientOf(d).get(normal[0]!.id)).status).toBe("queued");
 
-    const started = await waitForRun(d.client, child.id, isTerminal);
-    const done = await Promise.all(normal.map((r) => waitForRun(d!.client, r.id, isTerminal)));
+    const started = await clientOf(d).wait(child.id);
+    const done = await Promise.all(normal.map((r) => clientOf(d!).wait(r.id)));
     const firstNormal = Math.min(...done.map((r) => Date.parse(r.startedAt!)));
     expect(Date.parse(started.startedAt!)).toBeLessThanOrEqual(firstNormal);
     expect(started).toMatchObject({
@@ -57,13 +58,15 @@ describe("split mode behaviour", () => {
   it("cancels a run executing in a sandbox through the API process within a second, and stops its shell", async () => {
     d = await startSplitDeployment({ sandboxes: 1 });
     const marker = uniqueSleep();
-    const run = await submit(d.client, "cancel-across", [
-      { type: "shell", command: `sleep ${marker} & setsid -f sleep ${marker}; wait` },
-    ]);
+    const run = (
+      await clientOf(d).submit("cancel-across", {
+        input: { steps: [{ type: "shell", command: `sleep ${marker} & setsid -f sleep ${marker}; wait` }] },
+      })
+    ).run;
     await waitFor("the shell's children", async () => sleepers(marker).length === 2);
     const asked = Date.now();
     expect((await d.client.post(`/api/v1/runs/${run.id}/cancel`)).status).toBe(202);
-    const ended = await waitForRun(d.client, run.id, isTerminal, 5_000);
+    const ended = await clientOf(d).wait(run.id, { timeoutMs: 5_000 });
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect(ended.status).toBe("cancelled");
     expect(sleepers(marker)).toEqual([]);
@@ -71,11 +74,13 @@ describe("split mode behaviour", () => {
 
   it("cancels through the stored flag, found on the next heartbeat, when the notification is missed", async () => {
     d = await startSplitDeployment({ sandboxes: 1, env: { OAH_RUN_HEARTBEAT_INTERVAL_MS: "300" } });
-    const run = await submit(d.client, "missed-cancel", [{ type: "sleep", ms: 60_000 }]);
-    await waitForRun(d.client, run.id, (r) => r.status === "running");
+    const run = (
+      await clientOf(d).submit("missed-cancel", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })
+    ).run;
+    await clientOf(d).wait(run.id, { until: ["running"] });
     // What the API does, minus the pub/sub message: only the store knows.
     await d.db.query("UPDATE runs SET cancel_requested_at = $1 WHERE id = $2", [Date.now(), run.id]);
-    const ended = await waitForRun(d.client, run.id, isTerminal, 5_000);
+    const ended = await clientOf(d).wait(run.id, { timeoutMs: 5_000 });
     expect(ended.status).toBe("cancelled");
   });
 
@@ -91,25 +96,29 @@ describe("split mode behaviour", () => {
     d = await startSplitDeployment({ sandboxes: 1, env: fast });
     const [frozen] = d.sandboxes;
     // The first execution (which freezes) marks the workspace and takes long; a second one is quick.
-    const run = await submit(
-      d.client,
-      "fenced",
-      [
-        {
-          type: "shell",
-          command: "if [ -f first ]; then echo second; else touch first; sleep 3; echo first; fi",
+    const run = (
+      await clientOf(d).submit("fenced", {
+        input: {
+          steps: [
+            {
+              type: "shell",
+              command: "if [ -f first ]; then echo second; else touch first; sleep 3; echo first; fi",
+            },
+            { type: "output", value: "done" },
+          ],
         },
-        { type: "output", value: "done" },
-      ],
-      { workspaceId: "fenced" },
-    );
-    const next = await submit(d.client, "fenced", [{ type: "output", value: "after" }]);
-    const running = await waitForRun(d.client, run.id, (r) => r.status === "running");
+        workspaceId: "fenced",
+      })
+    ).run;
+    const next = (
+      await clientOf(d).submit("fenced", { input: { steps: [{ type: "output", value: "after" }] } })
+    ).run;
+    const running = await clientOf(d).wait(run.id, { until: ["running"] });
     await waitForWorkspaceFile(d.env, "fenced", "first");
     frozen!.child.kill("SIGSTOP");
     try {
       const rescuer = await d.addSandbox();
-      const rescued = await waitForRun(d.client, run.id, (r) => isTerminal(r), 20_000);
+      const rescued = await clientOf(d).wait(run.id, { timeoutMs: 20_000 });
       expect(rescued).toMatchObject({ status: "completed", output: "done", attempt: 2 });
       expect(rescued.workerId).not.toBe(running.workerId);
       expect(rescued.workerId).toContain(`-${rescuer.child.pid}-`);
@@ -122,28 +131,33 @@ describe("split mode behaviour", () => {
     }
     // The frozen sandbox wakes up, finds its shell done and is refused every write.
     await new Promise((r) => setTimeout(r, 3_500));
-    const types = await eventTypes(d.client, run.id);
+    const types = (await clientOf(d).listEvents(run.id)).items.map((e) => e.type);
     expect(types.filter((t) => t === "run.completed")).toHaveLength(1);
     expect(types.filter((t) => t === "tool.completed")).toHaveLength(1);
     expect(types.filter((t) => t.startsWith("run.") && t !== "run.started" && t !== "run.queued")).toEqual([
       "run.requeued",
       "run.completed",
     ]);
-    const final = await getRun(d.client, run.id);
+    const final = await clientOf(d).get(run.id);
     expect(final).toMatchObject({ status: "completed", attempt: 2 });
-    const steps = await d.client.get<{ items: { status: string; output: { stdout: string } }[] }>(
-      `/api/v1/runs/${run.id}/steps`,
+    const shell = (await clientOf(d).steps(run.id)).filter(
+      (s) => (s.output as { stdout?: string } | null)?.stdout !== undefined,
     );
-    const shell = steps.body.items.filter((s) => s.output?.stdout !== undefined);
     // The frozen execution's step stays as it was when it lost the run; only the rescuer's finished.
-    expect(shell.filter((s) => s.status === "completed").map((s) => s.output.stdout)).toEqual(["second\n"]);
-    expect((await waitForRun(d.client, next.id, isTerminal)).status).toBe("completed");
+    expect(shell.filter((s) => s.status === "completed").map((s) => s.output)).toEqual([
+      expect.objectContaining({ stdout: "second\n" }),
+    ]);
+    expect((await clientOf(d).wait(next.id)).status).toBe("completed");
   }, 60_000);
 
   it("keeps each worker host's executions in its local history.db, and goes on without it when it cannot", async () => {
     d = await startSplitDeployment({ sandboxes: 1 });
-    const run = await submit(d.client, "journal", [{ type: "shell", command: "echo journaled" }]);
-    await waitForRun(d.client, run.id, isTerminal);
+    const run = (
+      await clientOf(d).submit("journal", {
+        input: { steps: [{ type: "shell", command: "echo journaled" }] },
+      })
+    ).run;
+    await clientOf(d).wait(run.id);
     const file = join(d.env.OAH_DATA_DIR!, ".openharness", "data", "history.db");
     const db = new Database(file, { readonly: true });
     try {
@@ -169,8 +183,9 @@ describe("split mode behaviour", () => {
       OAH_WORKSPACE_ROOT: join(d.env.OAH_DATA_DIR!, "workspaces"),
       OAH_LOG_LEVEL: "warn",
     });
-    const later = await submit(d.client, "journal", [{ type: "output", value: 2 }]);
-    expect((await waitForRun(d.client, later.id, isTerminal)).status).toBe("completed");
+    const later = (await clientOf(d).submit("journal", { input: { steps: [{ type: "output", value: 2 }] } }))
+      .run;
+    expect((await clientOf(d).wait(later.id)).status).toBe("completed");
     expect(other.output()).toMatch(/the local history.db cannot be opened; going on without it/);
     rmSync(broken, { recursive: true, force: true });
   });

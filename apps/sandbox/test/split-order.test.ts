@@ -1,5 +1,6 @@
-import { type SplitDeployment, startSplitDeployment, submit, waitForQuiet } from "@oah/testing";
+import { type SplitDeployment, startSplitDeployment, waitForQuiet } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientOf } from "./support";
 
 const SESSIONS = 200;
 const RUNS_PER_SESSION = 10;
@@ -32,9 +33,11 @@ describe("split mode: oah-api --api-only and three oah-sandbox processes on Redi
         const sessionId = `split-${i}`;
         const ids: string[] = [];
         for (let k = 0; k < RUNS_PER_SESSION; k++) {
-          const run = await submit(d.client, sessionId, [
-            { type: "sleep", ms: 1 + Math.floor(Math.random() * 8) },
-          ]);
+          const run = (
+            await clientOf(d).submit(sessionId, {
+              input: { steps: [{ type: "sleep", ms: 1 + Math.floor(Math.random() * 8) }] },
+            })
+          ).run;
           ids.push(run.id);
         }
         submitted.set(sessionId, ids);

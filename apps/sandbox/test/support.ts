@@ -1,4 +1,9 @@
+import { createClient, type OahClient } from "@oah/client";
 import { type SplitDeployment, waitFor } from "@oah/testing";
+
+/** The deployment's API through @oah/client (its `client` is the raw one, for answers read status by status). */
+export const clientOf = (d: SplitDeployment): OahClient =>
+  createClient({ baseUrl: d.api.url, token: d.env.OAH_API_TOKEN });
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery happens within seconds. */
 export const FAST_RECOVERY = {

@@ -189,8 +189,8 @@ export async function* streamEvents(
         yield event;
         stillAlive();
       }
-      // A run's stream ends after its terminal event; one that resumed past that event (an
-      // `after` at the end, or a drop just before the close) ends with nothing on it.
+      // A run's stream ends after its terminal event, one an earlier connection gave included.
+      // Resumed by `after` past the end, it ends with nothing on it: only the run tells why.
       ended =
         runId !== undefined &&
         (TERMINAL_TYPES.has(lastType ?? "") ||

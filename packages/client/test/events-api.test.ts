@@ -1,4 +1,4 @@
-import { createTempDir, type OahProcess, startOah } from "@oah/testing";
+import { createStoreEnv, type OahProcess, STORE_KINDS, type StoreEnv, startOah } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isOahApiError, type OahClient, type RunEvent, type StreamedEvent } from "../src";
 import { collect } from "./collect";
@@ -20,19 +20,22 @@ async function sessionEvents(client: OahClient, sessionId: string, count: number
   return events;
 }
 
-describe("events() against an oah-api", () => {
-  const dir = createTempDir();
-  const env = { OAH_DATA_DIR: dir.path, OAH_API_TOKEN: TOKEN };
+// PostgreSQL too: there, event ids are not in commit order, and the streams' order is.
+describe.each(STORE_KINDS)("events() against an oah-api on %s", (kind) => {
+  let place: StoreEnv;
+  let env: Record<string, string>;
   let api: OahProcess;
   let client: OahClient;
 
   beforeAll(async () => {
+    place = await createStoreEnv(kind);
+    env = { ...place.env, OAH_API_TOKEN: TOKEN };
     api = await startOah("oah-api", { env });
     client = createClient({ baseUrl: api.url, token: TOKEN });
   });
   afterAll(async () => {
     await api?.stop("SIGKILL");
-    dir.remove();
+    await place?.dispose();
   });
 
   it("streams a run's events in order, and ends after its terminal event", async () => {

@@ -5,23 +5,10 @@ import type { Run } from "@oah/contract";
 import type { SplitDeployment } from "./deployment";
 import { type ApiClient, waitFor } from "./http";
 
-export type Step = Record<string, unknown>;
-
-/** Submits a `script` run through the HTTP API; throws unless it is accepted (202). */
-export async function submit(
-  client: ApiClient,
-  sessionId: string,
-  steps: Step[],
-  extra: Record<string, unknown> = {},
-): Promise<Run> {
-  const res = await client.post<{ run: Run }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/runs`, {
-    input: { steps },
-    ...extra,
-  });
-  if (res.status !== 202) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.run;
-}
-
+/**
+ * A run as the API gives it, for this package's own helpers: tests read runs through
+ * @oah/client, which this package cannot depend on (its tests depend on this one).
+ */
 export async function getRun(client: ApiClient, runId: string): Promise<Run> {
   const res = await client.get<{ run: Run }>(`/api/v1/runs/${runId}`);
   if (res.status !== 200) throw new Error(`get failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -30,32 +17,6 @@ export async function getRun(client: ApiClient, runId: string): Promise<Run> {
 
 export const isTerminal = (run: Run): boolean =>
   ["completed", "failed", "cancelled", "timed_out"].includes(run.status);
-
-export function waitForRun(
-  client: ApiClient,
-  runId: string,
-  accept: (run: Run) => boolean,
-  timeoutMs = 30_000,
-): Promise<Run> {
-  return waitFor(
-    `run ${runId}`,
-    async () => {
-      const run = await getRun(client, runId);
-      return accept(run) ? run : undefined;
-    },
-    timeoutMs,
-  );
-}
-
-export async function sessionRuns(client: ApiClient, sessionId: string): Promise<Run[]> {
-  const res = await client.get<{ items: Run[] }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/runs`);
-  return res.body.items;
-}
-
-export async function eventTypes(client: ApiClient, runId: string): Promise<string[]> {
-  const res = await client.get<{ items: { type: string }[] }>(`/api/v1/runs/${runId}/events`);
-  return res.body.items.map((e) => e.type);
-}
 
 /** Submits `runs` script runs of `ms` of sleep to each of `sessions` sessions (ids `<prefix>-<n>`). */
 export async function submitBurst(
