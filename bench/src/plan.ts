@@ -59,6 +59,6 @@ export function benchPlan(values: BenchOptionValues) {
     admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
     memory: { queued: 4_000 },
     commands: { samples: 200 },
-    streams: { streams: quick ? 200 : 1_000, runsPerSession: 3 },
+    streams: { streams: quick ? 200 : 1_000, runsPerSession: 3, runsPerSecond: quick ? 50 : 200 },
   };
 }

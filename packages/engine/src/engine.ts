@@ -142,6 +142,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     streams: new StreamService({
       store,
       hub: new StreamHub(events),
+      observers,
       settings: { ...DEFAULT_STREAM_SETTINGS, ...options.streams },
     }),
   };

@@ -17,6 +17,8 @@ export interface EngineObservers {
   }): void;
   /** A session claimed ahead was taken by its slot, put back, or none was found. */
   claimedAhead?(event: { outcome: "taken" | "put_back" | "empty" }): void;
+  /** A stored event went out on a stream this long after it was written (its `at`). */
+  eventStreamed?(event: { delayMs: number }): void;
   /** A maintenance task ran here, was skipped (another host holds its lock), or failed. */
   maintenanceRan?(event: { task: string; outcome: "done" | "skipped" | "failed"; durationMs: number }): void;
 }

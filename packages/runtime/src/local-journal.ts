@@ -92,23 +92,19 @@ export function openLocalJournal(file: string, hostId: string, logger: Logger): 
   };
 }
 
-/** Observers called one after the other. */
+/** Observers called one after the other: every observer any of them has (a new one needs no line here). */
 export function combineObservers(...all: EngineObservers[]): EngineObservers {
-  return {
-    runSubmitted: (e) => {
-      for (const o of all) o.runSubmitted?.(e);
-    },
-    runStarted: (e) => {
-      for (const o of all) o.runStarted?.(e);
-    },
-    runFinished: (e) => {
-      for (const o of all) o.runFinished?.(e);
-    },
-    stepFinished: (e) => {
-      for (const o of all) o.stepFinished?.(e);
-    },
-    claimedAhead: (e) => {
-      for (const o of all) o.claimedAhead?.(e);
-    },
-  };
+  const combined: Record<string, (event: never) => void> = {};
+  for (const observers of all) {
+    for (const [name, observe] of Object.entries(observers) as [string, (event: never) => void][]) {
+      const before = combined[name];
+      combined[name] = before
+        ? (event) => {
+            before(event);
+            observe(event);
+          }
+        : observe;
+    }
+  }
+  return combined as EngineObservers;
 }

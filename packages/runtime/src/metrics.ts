@@ -61,6 +61,12 @@ export function createMetrics(slots: () => SlotSnapshot[], openStreams: () => nu
       this.set(openStreams());
     },
   });
+  const streamDelay = new Histogram({
+    name: "oah_event_stream_delay_seconds",
+    help: "Time from an event's writing (on whichever host) to its sending on a stream of this process",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
   const claimedAhead = new Counter({
     name: "oah_claims_ahead_total",
     help: "Sessions claimed ahead by slots whose runs are short, by outcome (taken, put_back, empty)",
@@ -100,6 +106,7 @@ export function createMetrics(slots: () => SlotSnapshot[], openStreams: () => nu
         duration.observe({ status: run.status }, durationMs / 1000);
       },
       claimedAhead: ({ outcome }) => claimedAhead.inc({ outcome }),
+      eventStreamed: ({ delayMs }) => streamDelay.observe(delayMs / 1000),
       maintenanceRan: ({ task, outcome, durationMs }) => {
         maintenanceRuns.inc({ task, outcome });
         if (outcome !== "skipped") maintenanceDuration.observe({ task }, durationMs / 1000);

@@ -2,26 +2,28 @@
  * Group commit: calls made while a write is in flight are written together by
  * the next one, in one transaction. An idle store writes a call at once (no
  * added latency); a busy one pays one round trip and one commit per batch
- * instead of per call.
+ * instead of per call. With `concurrency` above 1 (reads, whose order does not
+ * matter), that many batches may be in flight at once.
  */
 export class GroupCommit<Request, Result> {
   private pending: { request: Request; resolve: (r: Result) => void; reject: (e: unknown) => void }[] = [];
-  private flushing = false;
+  private flushers = 0;
 
   constructor(
     private readonly writeBatch: (requests: Request[]) => Promise<Result[]>,
     private readonly maxBatch = 200,
+    private readonly concurrency = 1,
   ) {}
 
   submit(request: Request): Promise<Result> {
     return new Promise((resolve, reject) => {
       this.pending.push({ request, resolve, reject });
-      if (!this.flushing) void this.drain();
+      if (this.flushers < this.concurrency) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.flushing = true;
+    this.flushers++;
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, this.maxBatch);
       try {
@@ -42,6 +44,6 @@ export class GroupCommit<Request, Result> {
         }
       }
     }
-    this.flushing = false;
+    this.flushers--;
   }
 }

@@ -65,8 +65,12 @@ export class SqlRunStore implements RunStore {
   private readonly ctx: OpContext;
   /** Starts and ends of runs: calls made while a write is in flight go into the next one. */
   private readonly transitions = new GroupCommit((batch: Transition[]) => writeTransitions(this.ctx, batch));
-  /** Reads of event streams: those asked while one is in flight go together in the next. */
-  private readonly streamReads = new GroupCommit((batch: StreamRead[]) => streamEventsBatch(this.ctx, batch));
+  /** Reads of event streams: those asked while reads are in flight go together in the next (up to 4 at once). */
+  private readonly streamReads = new GroupCommit(
+    (batch: StreamRead[]) => streamEventsBatch(this.ctx, batch),
+    200,
+    4,
+  );
 
   constructor(db: SqlClient, options: SqlRunStoreOptions = {}) {
     this.ctx = opContext(db, options.now ?? Date.now, options.foldCountsEvery ?? 1_000);

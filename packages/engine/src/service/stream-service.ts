@@ -1,6 +1,7 @@
 import type { RunEvent } from "@oah/contract";
 import { OahError } from "@oah/core";
 import { type EventScope, type ResumePoint, type RunStore, STREAM_START } from "@oah/store";
+import type { EngineObservers } from "../observers";
 import { type EventStreamSettings, eventStream, type StreamItem } from "../streams/event-stream";
 import type { StreamHub } from "../streams/stream-hub";
 
@@ -8,6 +9,7 @@ export interface StreamServiceOptions {
   store: RunStore;
   hub: StreamHub;
   settings: EventStreamSettings;
+  observers: Pick<EngineObservers, "eventStreamed">;
 }
 
 /** How often the console's "something changed" stream may tell it (it refetches lists on each). */
@@ -107,6 +109,10 @@ export class StreamService {
     from: Parameters<typeof eventStream>[2],
     signal: AbortSignal,
   ): AsyncIterable<StreamItem> {
-    return eventStream(this.options, target, from, this.options.settings, signal);
+    const { store, hub, observers } = this.options;
+    const streamed = observers.eventStreamed
+      ? (delayMs: number) => observers.eventStreamed?.({ delayMs })
+      : undefined;
+    return eventStream({ store, hub, streamed }, target, from, this.options.settings, signal);
   }
 }

@@ -21,7 +21,7 @@ export interface EventStreamSettings {
 export const DEFAULT_STREAM_SETTINGS: EventStreamSettings = {
   pollMs: 2_000,
   settleMs: 5,
-  settleMaxMs: 100,
+  settleMaxMs: 25,
   pageSize: 500,
 };
 
@@ -41,7 +41,12 @@ const TERMINAL_TYPES = new Set<string>(Object.values(TERMINAL_EVENT));
  * the live events that arrive meanwhile. Ends on `signal`, or after a run's end.
  */
 export async function* eventStream(
-  deps: { store: Pick<RunStore, "streamEvents">; hub: StreamHub },
+  deps: {
+    store: Pick<RunStore, "streamEvents">;
+    hub: StreamHub;
+    /** Told how long each stored event took from its writing to its stream (ms). */
+    streamed?: (delayMs: number) => void;
+  },
   target: StreamTarget,
   from: { position: EventPosition; type: string | null },
   settings: EventStreamSettings,
@@ -71,6 +76,7 @@ export async function* eventStream(
   });
   signal.addEventListener("abort", poke);
   let settleDelay = settings.settleMs;
+  let unwatchWrites: (() => void) | null = null;
   try {
     while (!signal.aborted) {
       let nextReadIn = settings.pollMs;
@@ -81,6 +87,7 @@ export async function* eventStream(
         do {
           page = await deps.store.streamEvents(target.scope, position, settings.pageSize);
           for (const event of page.events) {
+            deps.streamed?.(Date.now() - Date.parse(event.at));
             yield { id: event.id, event };
             lastType = event.type;
             delivered = true;
@@ -88,13 +95,20 @@ export async function* eventStream(
           if (page.last) position = page.last;
         } while (page.full && !signal.aborted);
         if (page.unsettled) {
-          // Transactions older than the events found are still open: they end within
-          // milliseconds, so the read comes again soon, a little later each time it finds
+          // Transactions older than the events found are still open. They end within
+          // milliseconds: the next commit anywhere may be theirs, so any note wakes the
+          // stream, and else the read comes again soon, a little later each time it finds
           // nothing new, never later than `settleMaxMs`.
           if (delivered) settleDelay = settings.settleMs;
           nextReadIn = settleDelay;
           settleDelay = Math.min(settleDelay * 2, settings.settleMaxMs);
+          unwatchWrites ??= deps.hub.watchAnyCommit(() => {
+            dirty = true;
+            poke();
+          });
         } else {
+          unwatchWrites?.();
+          unwatchWrites = null;
           settleDelay = settings.settleMs;
           if (target.endsWithRun && lastType !== null && TERMINAL_TYPES.has(lastType)) return;
         }
@@ -114,6 +128,7 @@ export async function* eventStream(
     }
   } finally {
     unwatch();
+    unwatchWrites?.();
     signal.removeEventListener("abort", poke);
   }
 }

@@ -14,6 +14,7 @@ export interface SessionWatcher {
 export class StreamHub {
   private readonly bySession = new Map<string, Set<SessionWatcher>>();
   private readonly everyWrite = new Set<(sessionIds: string[]) => void>();
+  private readonly anyCommit = new Set<() => void>();
   private subscribed = false;
 
   constructor(private readonly bus: EventBus) {}
@@ -36,6 +37,16 @@ export class StreamHub {
     return () => this.everyWrite.delete(listener);
   }
 
+  /**
+   * Every `written` note, for a stream waiting for older transactions to end (any commit may
+   * be theirs); not a stream of its own.
+   */
+  watchAnyCommit(listener: () => void): () => void {
+    this.subscribe();
+    this.anyCommit.add(listener);
+    return () => this.anyCommit.delete(listener);
+  }
+
   /** Streams open now. */
   get watched(): number {
     let n = this.everyWrite.size;
@@ -55,6 +66,7 @@ export class StreamHub {
       return;
     }
     for (const listener of this.everyWrite) listener(note.sessionIds);
+    for (const listener of this.anyCommit) listener();
     for (const sessionId of note.sessionIds) {
       for (const watcher of this.bySession.get(sessionId) ?? []) watcher.written();
     }
