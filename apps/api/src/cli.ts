@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { cliInteger } from "@oah/config";
 
 export interface ApiCliOptions {
   apiOnly: boolean;
@@ -26,11 +27,6 @@ export function parseApiArgs(argv: string[]): ApiCliOptions {
     },
     strict: true,
   });
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535)
-      throw new Error(`--port must be 0-65535, got ${values.port}`);
-  }
+  const port = cliInteger("port", values.port, 0, 65_535);
   return { apiOnly: values["api-only"], host: values.host, port, help: values.help };
 }

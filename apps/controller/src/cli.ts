@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { cliInteger } from "@oah/config";
 
 export interface ControllerCliOptions {
   port?: number;
@@ -21,11 +22,5 @@ export function parseControllerArgs(argv: string[]): ControllerCliOptions {
     options: { port: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
     strict: true,
   });
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535)
-      throw new Error(`--port must be 0-65535, got ${values.port}`);
-  }
-  return { port, help: values.help };
+  return { port: cliInteger("port", values.port, 0, 65_535), help: values.help };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { cliInteger } from "@oah/config";
 
 export interface SandboxCliOptions {
   slots?: number;
@@ -16,14 +17,6 @@ Needs OAH_REDIS_URL and OAH_DATABASE_URL. Serves only /healthz, /readyz, /metric
   --host H     address of the probe server (OAH_HOST, default 127.0.0.1)
   --port N     port of the probe server (OAH_SANDBOX_PORT, default 8788; 0 picks one)`;
 
-function integer(name: string, value: string | undefined, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new Error(`--${name} must be ${min}-${max}, got ${value}`);
-  return n;
-}
-
 export function parseSandboxArgs(argv: string[]): SandboxCliOptions {
   const { values } = parseArgs({
     args: argv,
@@ -36,9 +29,9 @@ export function parseSandboxArgs(argv: string[]): SandboxCliOptions {
     strict: true,
   });
   return {
-    slots: integer("slots", values.slots, 1, 1_024),
+    slots: cliInteger("slots", values.slots, 1, 1_024),
     host: values.host,
-    port: integer("port", values.port, 0, 65_535),
+    port: cliInteger("port", values.port, 0, 65_535),
     help: values.help,
   };
 }

@@ -25,11 +25,13 @@ describe("split mode behaviour", () => {
       sandboxes: 1,
       sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
     });
+    // Each blocker holds its slot until the test lets it go, however slow the submissions below.
+    const gated = { input: { steps: [{ type: "wait_tool" as const, name: "gate" }] } };
     const blockers = [
-      (await clientOf(d).submit("blocker-1", { input: { steps: [{ type: "sleep", ms: 1_500 }] } })).run,
-      (await clientOf(d).submit("blocker-2", { input: { steps: [{ type: "sleep", ms: 1_500 }] } })).run,
+      (await clientOf(d).submit("blocker-1", gated)).run,
+      (await clientOf(d).submit("blocker-2", gated)).run,
     ];
-    for (const b of blockers) await clientOf(d).wait(b.id, { until: ["running"] });
+    for (const b of blockers) await clientOf(d).wait(b.id, { until: ["waiting_tool"] });
     const normal = [];
     for (let i = 0; i < 50; i++)
       normal.push(
@@ -43,6 +45,7 @@ describe("split mode behaviour", () => {
       })
     ).run;
     expect((await clientOf(d).get(normal[0]!.id)).status).toBe("queued");
+    for (const b of blockers) await clientOf(d).submitToolResult(b.id, "gate", {});
 
     const started = await clientOf(d).wait(child.id);
     const done = await Promise.all(normal.map((r) => clientOf(d!).wait(r.id)));

@@ -1,3 +1,4 @@
+export { cliInteger } from "./cli-integer";
 export { type ControllerConfig, loadControllerConfig } from "./controller-env";
 export {
   ConfigError,

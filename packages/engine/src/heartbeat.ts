@@ -1,4 +1,5 @@
 import type { HostContext } from "./host-context";
+import { PeriodicTask } from "./periodic-task";
 
 /** What the heartbeat uses of its host: the runs in hand, where it writes, and its lease. */
 export type HeartbeatHost = Pick<
@@ -13,29 +14,23 @@ export type HeartbeatHost = Pick<
  * fallback check for cancels whose notification was missed.
  */
 export class Heartbeat {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
+  private readonly ticks: PeriodicTask;
 
   constructor(
     private readonly host: HeartbeatHost,
-    private readonly intervalMs: number,
+    intervalMs: number,
     /** A host that executes runs (has a pool) keeps a lease; one that serves the API alone does not. */
     private readonly keepsLease: boolean,
-  ) {}
-
-  start(): void {
-    this.timer ??= setInterval(() => {
-      this.ticking ??= this.tick().finally(() => {
-        this.ticking = undefined;
-      });
-    }, this.intervalMs);
-    this.timer.unref();
+  ) {
+    this.ticks = new PeriodicTask(() => this.tick(), intervalMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.ticking;
+  start(): void {
+    this.ticks.start();
+  }
+
+  stop(): Promise<void> {
+    return this.ticks.stop();
   }
 
   async tick(): Promise<void> {

@@ -28,6 +28,7 @@ export { Liveness } from "./liveness";
 export { type Logger, silentLogger } from "./logger";
 export type { MaintenanceSettings } from "./maintenance/task";
 export type { EngineObservers } from "./observers";
+export { PeriodicTask } from "./periodic-task";
 export type { PoolOptions } from "./pool/elastic-pool";
 export { RunFailure } from "./run-failure";
 export type { FleetService } from "./service/fleet-service";

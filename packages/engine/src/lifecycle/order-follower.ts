@@ -1,5 +1,6 @@
 import { type HostState, nextHostState } from "@oah/core";
 import type { HostOrders } from "../coordination/host-orders";
+import { PeriodicTask } from "../periodic-task";
 import type { ElasticPool } from "../pool/elastic-pool";
 import type { RecoveryOptions } from "../recovery/recover-stale-runs";
 import { type DrainHost, emptyPool } from "./drain";
@@ -25,13 +26,14 @@ export interface OrderFollowerOptions {
  */
 export class OrderFollower {
   private current: HostState = "active";
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
+  private readonly ticks: PeriodicTask;
   private draining: Promise<void> | undefined;
   private emptied = false;
   private readonly drainedListeners = new Set<() => void>();
 
-  constructor(private readonly options: OrderFollowerOptions) {}
+  constructor(private readonly options: OrderFollowerOptions) {
+    this.ticks = new PeriodicTask(() => this.tick(), options.intervalMs);
+  }
 
   get state(): HostState {
     return this.current;
@@ -44,18 +46,11 @@ export class OrderFollower {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => {
-      this.ticking ??= this.tick().finally(() => {
-        this.ticking = undefined;
-      });
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.ticks.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.ticking;
+  stop(): Promise<void> {
+    return this.ticks.stop();
   }
 
   async tick(): Promise<void> {

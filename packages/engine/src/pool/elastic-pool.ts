@@ -24,6 +24,7 @@ import {
 import type { PoolBoard } from "../coordination/pool-board";
 import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-registry";
 import type { HostContext } from "../host-context";
+import { PeriodicTask } from "../periodic-task";
 import { Worker, type WorkerHost } from "../worker/worker";
 import { ProcessFigures } from "./process-figures";
 import { QueueWaitWindow } from "./queue-wait-window";
@@ -63,8 +64,7 @@ export class ElasticPool {
   private readonly samples: PoolSample[] = [];
   private lastSampleAt = 0;
   private snapshot: PoolSnapshot | null = null;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
+  private readonly ticks: PeriodicTask;
   private lastError: string | undefined;
   private readonly figures = new ProcessFigures();
   readonly queueWaits = new QueueWaitWindow();
@@ -77,6 +77,7 @@ export class ElasticPool {
   ) {
     this.historyIntervalMs = options.historyIntervalMs ?? 5_000;
     this.historyLength = options.historyLength ?? 720;
+    this.ticks = new PeriodicTask(() => this.tick(), options.scaleIntervalMs);
   }
 
   private get leaseTtlMs(): number {
@@ -86,12 +87,7 @@ export class ElasticPool {
   /** Sizes the pool once (a direct jump to the suggestion), then keeps sizing it. */
   async start(): Promise<void> {
     await this.tick();
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => {
-        this.ticking = undefined;
-      });
-    }, this.options.scaleIntervalMs);
-    this.timer.unref();
+    this.ticks.start();
   }
 
   private active(): Worker[] {
@@ -310,8 +306,7 @@ export class ElasticPool {
 
   /** Stops sizing for good (the host is stopping), records it, and stops claiming. */
   async shutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+    await this.ticks.stop();
     const step = shutdownRebalance(this.rebalanceState, Date.now());
     this.rebalanceState = step.state;
     const last = this.decisions[this.decisions.length - 1];
