@@ -76,10 +76,10 @@ export async function* eventStream(
   });
   signal.addEventListener("abort", poke);
   let settleDelay = settings.settleMs;
+  let nextReadIn = settings.pollMs;
   let unwatchWrites: (() => void) | null = null;
   try {
     while (!signal.aborted) {
-      let nextReadIn = settings.pollMs;
       if (dirty) {
         dirty = false;
         let page: Awaited<ReturnType<RunStore["streamEvents"]>>;
@@ -110,6 +110,7 @@ export async function* eventStream(
           unwatchWrites?.();
           unwatchWrites = null;
           settleDelay = settings.settleMs;
+          nextReadIn = settings.pollMs;
           if (target.endsWithRun && lastType !== null && TERMINAL_TYPES.has(lastType)) return;
         }
       }
