@@ -59,30 +59,41 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   const killerB = await submit("import-batch-b", [crashingStep(3), { type: "output", value: "survived" }], {
     workspaceId: "killer-b",
   });
-  // One whose sandbox crashes once: recovery requeues it and it completes.
+  /** Kills the sandbox of each run that asks to crash, until `settled`. */
+  const crashUntil = (
+    what: string,
+    crashes: { run: Run; workspaceId: string }[],
+    settled: () => Promise<boolean>,
+  ) =>
+    waitFor(
+      what,
+      async () => {
+        for (const { run, workspaceId } of crashes) await crashAsked(d, run.id, workspaceId);
+        if (await settled()) return true;
+        await keepSandboxes(d);
+        return false;
+      },
+      90_000,
+      100,
+    );
+  await crashUntil(
+    "the killer runs to be quarantined",
+    [
+      { run: killerA, workspaceId: "killer-a" },
+      { run: killerB, workspaceId: "killer-b" },
+    ],
+    async () => {
+      const [a, b] = await Promise.all([c.get(killerA.id), c.get(killerB.id)]);
+      return a.recoveryState === "quarantined" && b.recoveryState === "quarantined";
+    },
+  );
+  // One whose sandbox crashes once: recovery requeues it and it completes. After the killers,
+  // so that none of their crashes takes its second attempt down too.
   const flaky = await submit("nightly-report", [crashingStep(1), { type: "output", value: { rows: 1284 } }], {
     workspaceId: "flaky",
   });
-  const crashes = [
-    { run: killerA, workspaceId: "killer-a" },
-    { run: killerB, workspaceId: "killer-b" },
-    { run: flaky, workspaceId: "flaky" },
-  ];
-
-  const settled = async (): Promise<boolean> => {
-    const [a, b, f] = await Promise.all([c.get(killerA.id), c.get(killerB.id), c.get(flaky.id)]);
-    return a.recoveryState === "quarantined" && b.recoveryState === "quarantined" && isTerminal(f);
-  };
-  await waitFor(
-    "the killer runs to be quarantined",
-    async () => {
-      for (const { run, workspaceId } of crashes) await crashAsked(d, run.id, workspaceId);
-      if (await settled()) return true;
-      await keepSandboxes(d);
-      return false;
-    },
-    90_000,
-    100,
+  await crashUntil("the flaky run to end", [{ run: flaky, workspaceId: "flaky" }], async () =>
+    isTerminal(await c.get(flaky.id)),
   );
 
   // If the waiting run's sandbox survived the killers, kill it: recovery must quarantine the run.
