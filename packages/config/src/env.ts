@@ -7,6 +7,8 @@ import {
   RECOVERY_STRATEGIES,
   type RecoveryStrategy,
   type StepLimits,
+  WAIT_MODES,
+  type WaitMode,
 } from "@oah/core";
 import { z } from "zod";
 
@@ -123,6 +125,8 @@ const envSchema = z.object({
   // Ours: how often an idle HTTP event stream gets a keep-alive comment (SPEC §12: 15 s).
   OAH_STREAM_KEEPALIVE_MS: int(100, 600_000).default(15_000),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  // Parked waits (docs/spec.md §6): a run waiting for a tool result frees its slot (park) or keeps it (hold).
+  OAH_WAIT_MODE: z.enum(WAIT_MODES).default("park"),
   // Ours: a slot whose last runs each executed in less than this claims its next session ahead (0: never).
   OAH_CLAIM_AHEAD_RUN_MS: int(0, 60_000).default(5),
   // Ours: commands of runs (shell steps, hook steps, the agent's shell tool) and their sandbox (docs/security).
@@ -195,6 +199,8 @@ export interface OahConfig {
   logLevel: z.infer<typeof envSchema>["OAH_LOG_LEVEL"];
   /** Slots whose last runs each executed in less than this claim ahead; 0: never. */
   claimAheadRunMs: number;
+  /** How runs wait for a client's tool result: parked (their slot freed) or held. */
+  waitMode: WaitMode;
   shell: ShellMode;
   /** The sandbox of commands (OAH_SHELL on, and OAH_HOOKS commands). */
   sandbox: {
@@ -298,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     streamKeepAliveMs: e.OAH_STREAM_KEEPALIVE_MS,
     logLevel: e.OAH_LOG_LEVEL,
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
+    waitMode: e.OAH_WAIT_MODE,
     shell: e.OAH_SHELL,
     sandbox: {
       user: e.OAH_SANDBOX_USER,

@@ -74,3 +74,7 @@ export class OahError extends Error {
     this.details = details;
   }
 }
+
+/** How a run past its deadline ends, wherever it is found so: executing, or parked. */
+export const runTimedOutError = (timeoutMs: number) =>
+  ({ errorCode: "run_timed_out", errorMessage: `run exceeded its timeout of ${timeoutMs} ms` }) as const;

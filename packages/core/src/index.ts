@@ -12,4 +12,5 @@ export * from "./recovery";
 export * from "./run-status";
 export * from "./status-writes";
 export * from "./step-limits";
+export * from "./wait-mode";
 export * from "./worker-id";

@@ -10,4 +10,10 @@ export interface QueueEntry {
   priority: RunPriority;
   /** When the run (re)entered the queue, epoch ms: the start of its queue wait. */
   enqueuedAt: number;
+  /**
+   * A parked run whose tool result has arrived: the claim continues its execution from the
+   * state it saved (docs/spec.md §6) instead of starting it. Its queueSeq puts it at the front
+   * of its session's queue, where it stayed unfinished.
+   */
+  resume?: true;
 }

@@ -44,6 +44,8 @@ export interface RecoveryRecord {
 export interface RunMetadata {
   recoveryAttempts?: number;
   recovery?: RecoveryRecord;
+  /** Present (true) while the run is parked in `waiting_tool`: it holds no worker and no slot. */
+  parked?: true;
   [key: string]: unknown;
 }
 

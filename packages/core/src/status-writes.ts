@@ -18,6 +18,13 @@ export const STATUS_WRITES = {
   start: { kind: "execution", from: ["queued"], to: ["running"] },
   waitForTool: { kind: "execution", from: ["running"], to: ["waiting_tool"] },
   resumeWithToolResult: { kind: "execution", from: ["waiting_tool"], to: ["running"] },
+  /** A parked wait: the execution saves its state and ends; the run stays unfinished, owned by nobody. */
+  park: { kind: "execution", from: ["running"], to: ["waiting_tool"] },
+  /** A parked run continued, with its tool result, by a new claim on any host. */
+  resumeParked: { kind: "execution", from: ["waiting_tool"], to: ["running"] },
+  /** A parked run ends where it is: cancelled, or past its deadline. */
+  cancelParked: { kind: "execution", from: ["waiting_tool"], to: ["cancelled"] },
+  timeOutParked: { kind: "execution", from: ["waiting_tool"], to: ["timed_out"] },
   finish: { kind: "execution", from: ACTIVE_STATUSES, to: TERMINAL_STATUSES },
   cancelQueued: { kind: "execution", from: ["queued"], to: ["cancelled"] },
   recoveryFail: { kind: "execution", from: ACTIVE_STATUSES, to: ["failed"] },

@@ -5,7 +5,9 @@ export type AbortReason =
   /** The claim lost its lock or its run: another owner may exist, so write nothing more. */
   | { kind: "fenced" }
   /** The host is shutting down; recovery decides what becomes of the run. */
-  | { kind: "shutdown" };
+  | { kind: "shutdown" }
+  /** The run was parked waiting for a tool result: it is unfinished, and no longer this execution's. */
+  | { kind: "parked" };
 
 export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
   if (!signal.aborted) return undefined;

@@ -1,4 +1,4 @@
-import { type ClaimAheadPolicy, DEFAULT_CLAIM_AHEAD } from "@oah/core";
+import { type ClaimAheadPolicy, DEFAULT_CLAIM_AHEAD, type WaitMode } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
@@ -64,6 +64,8 @@ export interface EngineOptions {
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
   runTimeoutMs: number;
+  /** How runs wait for a client's tool result (OAH_WAIT_MODE); `park` by default. */
+  waitMode?: WaitMode;
   heartbeatIntervalMs: number;
   drainTimeoutMs: number;
   recovery: MaintenanceSettings;
@@ -102,6 +104,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     leases,
     leaseTtlMs: options.leaseTtlMs,
     liveness: options.liveness,
+    waitMode: options.waitMode ?? "park",
   };
   const pool = options.pool ? new ElasticPool(host, options.pool) : null;
   const maintenance = pool

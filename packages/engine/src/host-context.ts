@@ -1,4 +1,4 @@
-import type { ClaimAheadPolicy } from "@oah/core";
+import type { ClaimAheadPolicy, WaitMode } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import type { ActiveRuns } from "./active-runs";
@@ -40,4 +40,6 @@ export interface HostContext {
   leaseTtlMs: number;
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
+  /** Whether a run waiting for a client's tool result parks (frees its slot) or holds its execution. */
+  waitMode: WaitMode;
 }

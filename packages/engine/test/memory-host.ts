@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonValue, Run, ScriptInput } from "@oah/contract";
-import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus } from "@oah/core";
+import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus, type WaitMode } from "@oah/core";
 import { MemorySessionQueue } from "@oah/queue";
 import type { Claim, StartResult } from "@oah/store";
 import { MemoryRunStore } from "@oah/store/memory";
@@ -93,6 +93,11 @@ export interface MemoryHostOptions {
   streams?: Partial<EventStreamSettings>;
   /** The endpoint of model steps and of the agent executor (without its shell tool); none by default. */
   model?: ModelEndpoint;
+  /**
+   * How runs wait for a tool result; `hold` by default here, since most tests use gated runs to
+   * keep slots busy.
+   */
+  waitMode?: WaitMode;
 }
 
 /**
@@ -156,6 +161,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     controller: null,
     liveness: null,
     runTimeoutMs: 60_000,
+    waitMode: options.waitMode ?? "hold",
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),
     drainTimeoutMs: 2_000,

@@ -207,6 +207,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     controller,
     liveness,
     runTimeoutMs: config.runTimeoutMs,
+    waitMode: config.waitMode,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.
     claimAhead: claimAheadPolicy(redis ? config.claimAheadRunMs : 0),

@@ -14,7 +14,7 @@ import type { SqlClient } from "./sql/client";
 /** Every column of a run but its input and output: what lists of many runs read (RunSummary). */
 export const SUMMARY_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
-  timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, metadata,
+  timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, parked_at, metadata,
   idempotency_key, updated_at`;
 
 export const RUN_COLUMNS = `${SUMMARY_COLUMNS}, input, output`;
@@ -47,6 +47,8 @@ export interface RunRow {
   recovery_reason: string | null;
   recovered_at: number | null;
   waiting_tool: string | null;
+  /** Set while the run is parked in waiting_tool (docs/spec.md §6). */
+  parked_at: number | null;
   metadata: unknown;
   idempotency_key: string | null;
   updated_at: number;
@@ -113,7 +115,8 @@ export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, db: Json
     attempt: row.attempt,
     recoveryState: row.recovery_state as RecoveryState | null,
     waitingTool: row.waiting_tool,
-    metadata: decodeMetadata(row, db),
+    // `parked` is shown from its column, the one truth of it, and never stored in the metadata.
+    metadata: row.parked_at === null ? decodeMetadata(row, db) : { ...decodeMetadata(row, db), parked: true },
   };
 }
 
@@ -142,8 +145,9 @@ export function decodeStep(row: StepRow, db: JsonDecoder): RunStep {
   };
 }
 
+/** A run's place in its session's queue: queued, or parked with its tool result (to be resumed). */
 export function entryOf(
-  row: Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">,
+  row: Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at" | "parked_at">,
 ): QueueEntry {
   return {
     runId: row.id,
@@ -151,6 +155,7 @@ export function entryOf(
     queueSeq: row.queue_seq,
     priority: row.priority as RunPriority,
     enqueuedAt: row.enqueued_at,
+    ...(row.parked_at === null ? {} : { resume: true }),
   };
 }
 

@@ -37,8 +37,16 @@ export interface Claim {
   token: string;
 }
 
+/** What a parked execution saved, and the tool result it waited for: where the next execution goes on from. */
+export interface ParkedExecution {
+  tool: string;
+  state: unknown;
+  toolResult: unknown;
+}
+
 export type StartResult =
-  | { kind: "started"; run: Run }
+  /** `resumed`: the run was parked, and this execution continues it (resumeRun). */
+  | { kind: "started"; run: Run; resumed?: ParkedExecution }
   /** An earlier run of the session is still unfinished: this one must wait behind it. */
   | { kind: "blocked" }
   /** Not queued any more (cancelled, finished, or never committed): drop it from the queue. */
@@ -61,12 +69,22 @@ export interface HeartbeatResult {
 }
 
 export type ToolResultDelivery =
-  | { kind: "accepted"; run: Run }
+  /** `resume`: the run is parked, and this entry puts it back at the front of its session's queue. */
+  | { kind: "accepted"; run: Run; resume: QueueEntry | null }
   | { kind: "unknown_run" }
   | { kind: "not_waiting"; status: RunStatus; waitingTool: string | null }
   | { kind: "wrong_name"; waitingTool: string };
 
 export type ToolResultTake = { kind: "taken"; output: unknown } | { kind: "pending" } | { kind: "fenced" };
+
+/** A wait to park: the tool waited for, and what the executor needs to go on after it. */
+export interface Park {
+  tool: string;
+  state: unknown;
+}
+
+/** `cancel_requested`: not parked, since a cancel came first: the execution ends the run cancelled. */
+export type ParkResult = "parked" | "cancel_requested" | "fenced";
 
 export interface ManualRequeueRequest {
   by: string;
@@ -91,7 +109,8 @@ export type StorageRunQuery = Omit<StorageRunFilters, "createdFrom" | "createdTo
 };
 
 export type CancelRequest =
-  | { kind: "cancelled"; run: Run }
+  /** Ended at once: it was queued, or parked (`parked`: its session may have later runs to go on with). */
+  | { kind: "cancelled"; run: Run; parked: boolean }
   | { kind: "requested"; run: Run }
   | { kind: "terminal"; run: Run }
   | { kind: "missing" };
@@ -121,6 +140,17 @@ export interface EventStreamPage {
   /** The page was cut at its limit: there may be more at once. */
   full: boolean;
 }
+
+export interface WorkspaceActivity {
+  workspaceId: string;
+  /** Running, or waiting for a tool result while holding its slot (hold mode). */
+  executingRuns: number;
+  parkedRuns: number;
+}
+
+export type AwaitingSlotPage =
+  | { after?: { sessionId: string; queueSeq: number }; limit: number }
+  | { enqueuedBefore: number; limit: number };
 
 export interface StepStart {
   kind: StepKind;
@@ -199,14 +229,11 @@ export interface RunStore {
   previousOutput(sessionId: string, beforeSeq: number, executor: string): Promise<unknown>;
 
   /**
-   * Queued runs in queue order (session, then queueSeq), for rebuilding a queue;
-   * or, with `enqueuedBefore`, those waiting since before then, longest first.
+   * The queue entries of runs awaiting a slot (queued, or parked with their tool result) in
+   * queue order (session, then queueSeq), for rebuilding a queue; or, with `enqueuedBefore`,
+   * those waiting since before then, longest first.
    */
-  listQueuedRuns(page: {
-    after?: { sessionId: string; queueSeq: number };
-    enqueuedBefore?: number;
-    limit: number;
-  }): Promise<QueueEntry[]>;
+  listAwaitingSlot(page: AwaitingSlotPage): Promise<QueueEntry[]>;
 
   startRun(claim: Claim, workerId: string): Promise<StartResult>;
   heartbeat(claims: Claim[]): Promise<HeartbeatResult>;
@@ -222,6 +249,15 @@ export interface RunStore {
 
   /** running → waiting_tool, waiting for the tool `name`; false when fenced out. */
   waitForTool(claim: Claim, name: string): Promise<boolean>;
+  /**
+   * running → waiting_tool, parked: the run keeps `park.state` and belongs to no worker, claim
+   * or heartbeat until its result arrives and resumeRun continues it.
+   */
+  parkRun(claim: Claim, park: Park): Promise<ParkResult>;
+  /** A parked run whose result has arrived → running under this claim, with what it saved. */
+  resumeRun(claim: Claim, workerId: string): Promise<StartResult>;
+  /** Ends the parked runs past their deadline (startedAt + timeoutMs) `timed_out`, up to `limit`. */
+  expireParkedRuns(limit: number): Promise<Run[]>;
   /** A client's result for a waiting run; kept on the run until its execution takes it. */
   deliverToolResult(runId: string, name: string, output: unknown): Promise<ToolResultDelivery>;
   /** waiting_tool → running with the delivered result, once there is one. */
@@ -235,9 +271,12 @@ export interface RunStore {
 
   listRuns(query: StorageRunQuery): Promise<RunSummary[]>;
   overview(): Promise<StorageOverview>;
-  /** The statuses of these runs (absent: unknown), for dropping queue entries of finished runs. */
-  statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>>;
-  countQueued(): Promise<number>;
+  /** Which of these runs await a slot (queued, or parked with their result): queue entries to keep. */
+  awaitingSlot(runIds: readonly string[]): Promise<Set<string>>;
+  /** How many runs await a slot. */
+  countAwaitingSlot(): Promise<number>;
+  /** Active runs by workspace, executing (holding a slot) or parked, for the pool's report. */
+  activeByWorkspace(): Promise<WorkspaceActivity[]>;
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */

@@ -1,6 +1,7 @@
 import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
-import { type QueueEntry, type RunEventType, type RunStatus, requireWriteTarget } from "@oah/core";
+import { type QueueEntry, type RunEventType, requireWriteTarget } from "@oah/core";
 import { GroupCommit } from "./group-commit";
+import { activeByWorkspace, awaitingSlot, countAwaitingSlot, listAwaitingSlot } from "./ops/awaiting-slot";
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
 import { type CreatedRun, createRun } from "./ops/create-run";
@@ -9,21 +10,15 @@ import { findStaleRuns } from "./ops/find-stale-runs";
 import { heartbeat } from "./ops/heartbeat";
 import { listRuns } from "./ops/list-runs";
 import { overview } from "./ops/overview";
-import { countQueued, listQueuedRuns, type QueuedRunsPage } from "./ops/queued-runs";
-import {
-  getRun,
-  listRunEvents,
-  listRunSteps,
-  listSessionRuns,
-  previousOutput,
-  statusesOf,
-} from "./ops/reads";
+import { expireParkedRuns, parkRun, resumeRun } from "./ops/parked-runs";
+import { getRun, listRunEvents, listRunSteps, listSessionRuns, previousOutput } from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
 import { eventPosition, type StreamRead, streamEventsBatch } from "./ops/stream-events";
 import { deliverToolResult, takeToolResult, waitForTool } from "./ops/tool-results";
 import { writeTransitions } from "./ops/write-transitions";
 import type {
+  AwaitingSlotPage,
   CancelRequest,
   Claim,
   EventPosition,
@@ -33,6 +28,8 @@ import type {
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewRun,
+  Park,
+  ParkResult,
   RecoveredRun,
   RecoveryRequest,
   ResumePoint,
@@ -45,6 +42,7 @@ import type {
   StorageRunQuery,
   ToolResultDelivery,
   ToolResultTake,
+  WorkspaceActivity,
 } from "./run-store";
 import type { SqlClient } from "./sql/client";
 import type { Transition } from "./transitions";
@@ -112,8 +110,8 @@ export class SqlRunStore implements RunStore {
     return previousOutput(this.ctx, sessionId, beforeSeq, executor);
   }
 
-  listQueuedRuns(page: QueuedRunsPage): Promise<QueueEntry[]> {
-    return listQueuedRuns(this.ctx, page);
+  listAwaitingSlot(page: AwaitingSlotPage): Promise<QueueEntry[]> {
+    return listAwaitingSlot(this.ctx, page);
   }
 
   startRun(claim: Claim, workerId: string): Promise<StartResult> {
@@ -162,6 +160,18 @@ export class SqlRunStore implements RunStore {
     return takeToolResult(this.ctx, claim);
   }
 
+  parkRun(claim: Claim, park: Park): Promise<ParkResult> {
+    return parkRun(this.ctx, claim, park);
+  }
+
+  resumeRun(claim: Claim, workerId: string): Promise<StartResult> {
+    return resumeRun(this.ctx, claim, workerId);
+  }
+
+  expireParkedRuns(limit: number): Promise<Run[]> {
+    return expireParkedRuns(this.ctx, limit);
+  }
+
   requeueRuns(runIds: readonly string[], request: ManualRequeueRequest): Promise<ManualRequeueOutcome[]> {
     return requeueRuns(this.ctx, runIds, request);
   }
@@ -174,12 +184,16 @@ export class SqlRunStore implements RunStore {
     return overview(this.ctx);
   }
 
-  statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>> {
-    return statusesOf(this.ctx, runIds);
+  awaitingSlot(runIds: readonly string[]): Promise<Set<string>> {
+    return awaitingSlot(this.ctx, runIds);
   }
 
-  countQueued(): Promise<number> {
-    return countQueued(this.ctx);
+  countAwaitingSlot(): Promise<number> {
+    return countAwaitingSlot(this.ctx);
+  }
+
+  activeByWorkspace(): Promise<WorkspaceActivity[]> {
+    return activeByWorkspace(this.ctx);
   }
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]> {

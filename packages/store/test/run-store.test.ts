@@ -187,7 +187,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     const all = [];
     let after: { sessionId: string; queueSeq: number } | undefined;
     for (;;) {
-      const page = await store.listQueuedRuns({ after, limit: 1 });
+      const page = await store.listAwaitingSlot({ after, limit: 1 });
       if (page.length === 0) break;
       all.push(...page);
       const last = page[page.length - 1]!;
@@ -235,7 +235,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     // The dead worker is fenced out; the run is first in its session again.
     expect(await store.finishRun({ runId: stale.id, token: "dead" }, { status: "completed" })).toBeNull();
     expect(await store.startRun({ runId: behind.id, token: "x" }, "w")).toEqual({ kind: "blocked" });
-    const queued = (await store.listQueuedRuns({ limit: 1000 })).filter((e) => e.sessionId === "s-rec");
+    const queued = (await store.listAwaitingSlot({ limit: 1000 })).filter((e) => e.sessionId === "s-rec");
     expect(queued.map((e) => e.runId)).toEqual([stale.id, behind.id]);
     const types = (await store.listRunEvents(stale.id, { limit: 100 })).map((e) => e.type);
     expect(types.slice(-2)).toEqual(["run.requeued", "run.queued"]);
@@ -306,6 +306,148 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     expect(types).toEqual(["run.queued", "run.started", "run.waiting_tool", "run.resumed"]);
   });
 
+  it("parks a waiting run: no worker, no claim, never stale; its result makes it resumable, once", async () => {
+    const run = (await store.createRun(newRun("s-park"))).run;
+    const later = (await store.createRun(newRun("s-park"))).run;
+    const claim = { runId: run.id, token: "t1" };
+    await store.startRun(claim, "w1");
+    const state = { next: 3, seen: ["a"] };
+    expect(await store.parkRun({ runId: run.id, token: "stolen" }, { tool: "approve", state })).toBe(
+      "fenced",
+    );
+    expect(await store.parkRun(claim, { tool: "approve", state })).toBe("parked");
+    expect(await store.getRun(run.id)).toMatchObject({
+      status: "waiting_tool",
+      waitingTool: "approve",
+      workerId: null,
+      metadata: { parked: true },
+    });
+    // The execution that parked it is fenced out of every later write.
+    expect(await store.finishRun(claim, { status: "completed" })).toBeNull();
+    expect((await store.heartbeat([claim])).fenced).toEqual([run.id]);
+    expect(await store.parkRun(claim, { tool: "approve", state })).toBe("fenced");
+    // Never stale however long it waits, and its session stays exclusive.
+    clock += 3_600_000;
+    const stale = await store.findStaleRuns({ lastSeenBefore: clock + 1, limit: 1_000 });
+    expect(stale.map((r) => r.id)).not.toContain(run.id);
+    expect(await quarantine(store, run.id, clock)).toBeNull();
+    expect(await store.startRun({ runId: later.id, token: "t2" }, "w2")).toEqual({ kind: "blocked" });
+    // It awaits no slot before its result.
+    expect(await store.resumeRun({ runId: run.id, token: "early" }, "w2")).toEqual({
+      kind: "gone",
+      status: "waiting_tool",
+    });
+    expect(await store.awaitingSlot([run.id, later.id])).toEqual(new Set([later.id]));
+    expect(await store.deliverToolResult(run.id, "deny", 1)).toMatchObject({ kind: "wrong_name" });
+    clock += 5;
+    expect(await store.deliverToolResult(run.id, "approve", { ok: true })).toMatchObject({
+      kind: "accepted",
+      resume: { runId: run.id, sessionId: "s-park", queueSeq: 1, enqueuedAt: clock, resume: true },
+    });
+    expect(await store.deliverToolResult(run.id, "approve", 2)).toMatchObject({ kind: "not_waiting" });
+    expect(await store.awaitingSlot([run.id, later.id])).toEqual(new Set([run.id, later.id]));
+    const inQueueOrder = await store.listAwaitingSlot({ limit: 1_000 });
+    expect(inQueueOrder.filter((e) => e.sessionId === "s-park").map((e) => e.runId)).toEqual([
+      run.id,
+      later.id,
+    ]);
+    const byWait = await store.listAwaitingSlot({ enqueuedBefore: clock + 1, limit: 1_000 });
+    expect(byWait.find((e) => e.runId === run.id)).toMatchObject({ resume: true });
+    expect(byWait.find((e) => e.runId === later.id)?.resume).toBeUndefined();
+
+    const resumed = await store.resumeRun({ runId: run.id, token: "t3" }, "w3");
+    expect(resumed).toMatchObject({
+      kind: "started",
+      run: { status: "running", workerId: "w3", attempt: 1, waitingTool: null, metadata: {} },
+      resumed: { tool: "approve", state, toolResult: { ok: true } },
+    });
+    expect(resumed.kind === "started" && resumed.run.metadata.parked).toBeFalsy();
+    expect(await store.resumeRun({ runId: run.id, token: "t4" }, "w4")).toEqual({
+      kind: "gone",
+      status: "running",
+    });
+    expect(await store.awaitingSlot([run.id])).toEqual(new Set());
+    expect(await store.finishRun({ runId: run.id, token: "t3" }, { status: "completed" })).not.toBeNull();
+    expect((await store.startRun({ runId: later.id, token: "t2" }, "w2")).kind).toBe("started");
+    const events = await store.listRunEvents(run.id, { limit: 10 });
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ["run.queued", { seq: 1, priority: "normal" }],
+      ["run.started", { workerId: "w1", attempt: 1 }],
+      ["run.waiting_tool", { name: "approve", parked: true }],
+      ["run.resumed", { name: "approve", workerId: "w3", parked: true }],
+      ["run.completed", null],
+    ]);
+  });
+
+  it("ends a parked run at once when cancelled, and when past its deadline", async () => {
+    const park = async (sessionId: string, timeoutMs = 60_000) => {
+      const run = (await store.createRun(newRun(sessionId, { timeoutMs }))).run;
+      await store.startRun({ runId: run.id, token: `t-${run.id}` }, "w");
+      expect(await store.parkRun({ runId: run.id, token: `t-${run.id}` }, { tool: "x", state: null })).toBe(
+        "parked",
+      );
+      return run;
+    };
+    const cancelled = await park("s-park-cancel");
+    expect(await store.requestCancel(cancelled.id)).toMatchObject({
+      kind: "cancelled",
+      parked: true,
+      run: { status: "cancelled", errorCode: null, waitingTool: null, metadata: {} },
+    });
+    expect((await store.listRunEvents(cancelled.id, { limit: 10 })).at(-1)).toMatchObject({
+      type: "run.cancelled",
+      data: { while: "parked" },
+    });
+    // Its result can no longer be given.
+    expect(await store.deliverToolResult(cancelled.id, "x", 1)).toMatchObject({ kind: "not_waiting" });
+
+    const due = await park("s-park-due", 1_000);
+    const notDue = await park("s-park-not-due", 60_000);
+    expect((await store.expireParkedRuns(100)).map((r) => r.id)).not.toContain(due.id);
+    clock += 1_001;
+    const expired = await store.expireParkedRuns(100);
+    expect(expired.map((r) => r.id)).toContain(due.id);
+    expect(expired.map((r) => r.id)).not.toContain(notDue.id);
+    expect(expired.find((r) => r.id === due.id)).toMatchObject({
+      status: "timed_out",
+      errorCode: "run_timed_out",
+      errorMessage: "run exceeded its timeout of 1000 ms",
+      endedAt: new Date(clock).toISOString(),
+    });
+    expect((await store.listRunEvents(due.id, { limit: 10 })).at(-1)).toMatchObject({
+      type: "run.timed_out",
+      data: { errorCode: "run_timed_out", while: "parked" },
+    });
+    expect((await store.expireParkedRuns(100)).map((r) => r.id)).not.toContain(due.id);
+    expect(await store.requestCancel(notDue.id)).toMatchObject({ kind: "cancelled", parked: true });
+
+    // A cancel asked for while the run executes wins over its park: the execution ends it.
+    const running = (await store.createRun(newRun("s-park-cancel-first"))).run;
+    const claim = { runId: running.id, token: "t" };
+    await store.startRun(claim, "w");
+    expect(await store.requestCancel(running.id)).toMatchObject({ kind: "requested" });
+    expect(await store.parkRun(claim, { tool: "x", state: null })).toBe("cancel_requested");
+    expect(await store.getRun(running.id)).toMatchObject({ status: "running", workerId: "w" });
+    expect(await store.finishRun(claim, { status: "cancelled" })).toMatchObject({ status: "cancelled" });
+  });
+
+  it("counts active runs by workspace, executing and parked apart", async () => {
+    const before = await store.activeByWorkspace();
+    const count = (list: typeof before, ws: string) =>
+      list.find((a) => a.workspaceId === ws) ?? { executingRuns: 0, parkedRuns: 0 };
+    const a = (await store.createRun(newRun("s-ws-a", { workspaceId: "ws-active" }))).run;
+    const b = (await store.createRun(newRun("s-ws-b", { workspaceId: "ws-active" }))).run;
+    await store.createRun(newRun("s-ws-c", { workspaceId: "ws-active" }));
+    await store.startRun({ runId: a.id, token: "a" }, "w");
+    await store.startRun({ runId: b.id, token: "b" }, "w");
+    await store.parkRun({ runId: b.id, token: "b" }, { tool: "x", state: null });
+    const after = await store.activeByWorkspace();
+    expect(count(after, "ws-active")).toEqual({ workspaceId: "ws-active", executingRuns: 1, parkedRuns: 1 });
+    expect(count(after, "default")).toEqual(count(before, "default"));
+    await store.requestCancel(b.id);
+    await store.finishRun({ runId: a.id, token: "a" }, { status: "completed" });
+  });
+
   it("dates a quarantine by the store's clock, in the columns and the metadata alike", async () => {
     const run = (await store.createRun(newRun("s-dated"))).run;
     await store.startRun({ runId: run.id, token: "a" }, "w");
@@ -363,7 +505,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     });
     expect(requeued.metadata.recovery).not.toHaveProperty("deadLetter");
     // The tail of its session: behind the run submitted after it.
-    const queued = (await store.listQueuedRuns({ limit: 1000 })).filter((e) => e.sessionId === "s-manual");
+    const queued = (await store.listAwaitingSlot({ limit: 1000 })).filter((e) => e.sessionId === "s-manual");
     expect(queued.map((e) => e.runId)).toEqual([later.id, stale.id]);
   });
 
@@ -512,7 +654,8 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
 
     const overview = await store.overview();
     expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
-    expect(overview.statusCounts.queued).toBe(await store.countQueued());
+    // No parked run of this store has its result waiting: every run awaiting a slot is queued.
+    expect(overview.statusCounts.queued).toBe(await store.countAwaitingSlot());
     expect(overview.recovery.trackedRuns).toBeGreaterThanOrEqual(2);
     expect(overview.recovery.workerRecoveryFailures).toBeGreaterThanOrEqual(1);
     expect(overview.recovery.newestRecoveredAt).not.toBeNull();
@@ -647,7 +790,7 @@ describe("status counts with several hosts on PostgreSQL", () => {
       );
       await new Promise((r) => setTimeout(r, 100));
       const counted = await hosts[0]!.overview();
-      const queued = await hosts[0]!.countQueued();
+      const queued = await hosts[0]!.countAwaitingSlot();
       expect(Object.values(counted.statusCounts).reduce((a, b) => a + b, 0)).toBe(60);
       expect(counted.statusCounts.queued).toBe(queued);
       const running = (await hosts[0]!.listRuns({ status: ["running"], limit: 100 })).length;

@@ -21,11 +21,20 @@ export interface ExecutionContext {
   workspaceDir: string;
   journal: RunJournal;
   /**
-   * Puts the run in `waiting_tool` until a client posts the result of the tool
-   * `name`, and resolves with it (the run is `running` again). Rejects when the
-   * execution is aborted meanwhile.
+   * Set when this execution continues a parked run: what the executor saved when it parked
+   * (the `state` it gave waitForTool), and the tool result it waited for. The executor goes on
+   * from there instead of from the start. Null for an execution from the start.
    */
-  waitForTool(name: string): Promise<unknown>;
+  resumed: { state: unknown; toolResult: unknown } | null;
+  /**
+   * Waits for a client's result of the tool `name` (docs/spec.md §6). On a host that holds
+   * waits, the run stays in `waiting_tool` in this execution and the call resolves with the
+   * result. On one that parks them, `state` (what the executor needs to go on after the wait,
+   * as JSON) is saved with the run and the call rejects: this execution ends, its slot is free,
+   * and a later execution, on any host, calls the executor again with `resumed`.
+   * Rejects too when the execution is aborted meanwhile.
+   */
+  waitForTool(name: string, state: unknown): Promise<unknown>;
   /** Runs the configured hooks of a tool event; hooks never fail the run. */
   fireHook(event: "tool.before" | "tool.after", detail: Record<string, unknown>): Promise<void>;
   /** Runs one hook command (the `hook` step of a script), recorded like configured hooks. */

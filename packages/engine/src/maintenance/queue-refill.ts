@@ -4,8 +4,8 @@ const PAGE = 1_000;
 
 /**
  * When the queue's state is gone (a fresh in-process queue, Redis flushed or restarted),
- * puts every queued run of the store into it, in queue order: nothing submitted is lost
- * by a restart. Enqueueing is idempotent per run, and the store refuses to start a run
+ * puts every run of the store that awaits a slot into it (queued, or parked with its tool
+ * result), in queue order: nothing submitted or answered is lost by a restart. Enqueueing is idempotent per run, and the store refuses to start a run
  * twice, so a run already in hand elsewhere is safe.
  */
 export const queueRefill: MaintenancePlugin = ({ host, settings }) => ({
@@ -17,13 +17,13 @@ export const queueRefill: MaintenancePlugin = ({ host, settings }) => ({
     let after: { sessionId: string; queueSeq: number } | undefined;
     let count = 0;
     for (;;) {
-      const page = await store.listQueuedRuns({ after, limit: PAGE });
+      const page = await store.listAwaitingSlot({ after, limit: PAGE });
       if (page.length === 0) break;
       await queue.enqueue(page);
       count += page.length;
       const last = page[page.length - 1]!;
       after = { sessionId: last.sessionId, queueSeq: last.queueSeq };
     }
-    if (count > 0) logger.info({ runs: count }, "queued runs put into the queue");
+    if (count > 0) logger.info({ runs: count }, "runs awaiting a slot put into the queue");
   },
 });

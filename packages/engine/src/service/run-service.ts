@@ -20,6 +20,7 @@ import type { RunStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
+import { parkedRunEnded } from "../parked-runs";
 import { listStorageRuns } from "./storage-runs";
 
 export interface RunServiceOptions {
@@ -110,14 +111,16 @@ export class RunService {
     return steps;
   }
 
-  /** A queued run is cancelled at once; an active one is aborted wherever it executes. */
+  /** A queued or parked run is cancelled at once; an executing one is aborted wherever it executes. */
   async cancel(runId: string): Promise<CancelResult> {
     const request = await this.options.store.requestCancel(runId);
     if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
     // The store has recorded the cancel: if the queue cannot be told now, a worker that
     // claims the run finds it cancelled, and the executing host finds the request on its heartbeat.
     try {
-      if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
+      if (request.kind === "cancelled" && request.parked)
+        await parkedRunEnded(this.options.queue, [request.run]);
+      else if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
       if (request.kind === "requested") await this.options.signals.publish({ kind: "cancel", runId });
     } catch (error) {
       this.options.logger.warn({ err: error, runId }, "cancel recorded; the queue could not be told at once");
@@ -125,7 +128,10 @@ export class RunService {
     return { runId, status: request.run.status };
   }
 
-  /** A client's result for a run in `waiting_tool`; the executing host resumes the run with it. */
+  /**
+   * A client's result for a run in `waiting_tool`: a parked run goes to the front of its
+   * session's queue, to be resumed by any host; a held one is told its result where it executes.
+   */
   async submitToolResult(runId: string, name: string, output: unknown): Promise<ToolResultAccepted> {
     const delivery = await this.options.store.deliverToolResult(runId, name, output);
     switch (delivery.kind) {
@@ -145,11 +151,13 @@ export class RunService {
         );
     }
     try {
-      await this.options.signals.publish({ kind: "tool_result", runId });
+      if (delivery.resume) await this.options.queue.enqueue([delivery.resume]);
+      else await this.options.signals.publish({ kind: "tool_result", runId });
     } catch (error) {
+      // Stored: a held run's host finds it on its heartbeat, a parked run's resume is enqueued by reconcile.
       this.options.logger.warn(
         { err: error, runId },
-        "tool result stored; its host finds it on its heartbeat",
+        "tool result stored; it could not be announced at once",
       );
     }
     return { runId, name, status: "accepted" };

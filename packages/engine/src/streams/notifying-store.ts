@@ -45,6 +45,24 @@ export function notifyingStore(store: RunStore, bus: EventBus): RunStore {
       }
       return result;
     },
+    async resumeRun(claim, workerId) {
+      const result = await store.resumeRun(claim, workerId);
+      if (result.kind === "started") {
+        remember(result.run);
+        wroteFor(result.run);
+      }
+      return result;
+    },
+    async parkRun(claim, park) {
+      const parked = await store.parkRun(claim, park);
+      wroteByClaim(claim, parked === "parked");
+      return parked;
+    },
+    async expireParkedRuns(limit) {
+      const expired = await store.expireParkedRuns(limit);
+      written([...new Set(expired.map((r) => r.sessionId))]);
+      return expired;
+    },
     async finishRun(claim: Claim, outcome: RunOutcome) {
       const run = await store.finishRun(claim, outcome);
       wroteFor(run);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import type { StepKind } from "@oah/core";
-import type { Claim, RunOutcome } from "@oah/store";
+import type { Claim, ParkedExecution, RunOutcome } from "@oah/store";
 import { abortReasonOf, sleep } from "../abort";
 import type { RunJournal } from "../executors/executor";
 import type { HostContext } from "../host-context";
@@ -19,6 +19,7 @@ export type ExecutionHost = Pick<
   | "workspaceRoot"
   | "logger"
   | "finishRetryMs"
+  | "waitMode"
 >;
 
 /**
@@ -67,10 +68,10 @@ class ExecutionAborted extends Error {
 }
 
 /**
- * waiting_tool (SPEC §6): the run keeps its session lock and heartbeat while it
- * waits; the result comes by a signal, or by the heartbeat's store check.
+ * A held wait (docs/spec.md §6, OAH_WAIT_MODE=hold): the run keeps its session lock and
+ * heartbeat while it waits; the result comes by a signal, or by the heartbeat's store check.
  */
-async function waitForTool(host: ExecutionHost, claim: Claim, controller: AbortController, name: string) {
+async function holdForTool(host: ExecutionHost, claim: Claim, controller: AbortController, name: string) {
   const { signal } = controller;
   if (!(await host.store.waitForTool(claim, name))) {
     controller.abort({ kind: "fenced" });
@@ -96,6 +97,23 @@ async function waitForTool(host: ExecutionHost, claim: Claim, controller: AbortC
   }
 }
 
+/**
+ * A parked wait (docs/spec.md §6): the executor's state is saved with the run and this execution
+ * ends here; its slot and session lock are given back by the worker, while the run, unfinished,
+ * keeps its session's later runs waiting. A cancel asked for before the park ends the run here.
+ */
+async function parkForTool(
+  host: ExecutionHost,
+  claim: Claim,
+  controller: AbortController,
+  tool: string,
+  state: unknown,
+): Promise<never> {
+  const parked = await host.store.parkRun(claim, { tool, state });
+  controller.abort({ kind: parked === "parked" ? "parked" : parked === "fenced" ? "fenced" : "cancel" });
+  throw new ExecutionAborted();
+}
+
 /** The terminal write must not be lost to a short store outage: retry it for a while. */
 async function finish(host: ExecutionHost, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
   const deadline = Date.now() + host.finishRetryMs;
@@ -111,20 +129,24 @@ async function finish(host: ExecutionHost, claim: Claim, outcome: RunOutcome): P
 }
 
 /**
- * Executes a started run to its end and records how it ended (unless fenced out
- * or shut down). `executed` is called as soon as the executor is done: the slot
+ * Executes a started run to its end and records how it ended (unless fenced out,
+ * shut down or parked). `executed` is called as soon as the executor is done: the slot
  * is free then, while the hooks after the run and the terminal write go on.
+ * `resumed`: the run was parked, and this execution goes on from what it saved.
  */
 export async function executeRun(
   host: ExecutionHost,
   run: Run,
   claim: Claim,
   executed: () => void,
+  resumed?: ParkedExecution,
 ): Promise<void> {
   const controller = new AbortController();
   const { signal } = controller;
   host.active.add({ claim, sessionId: run.sessionId, controller });
-  const timer = setTimeout(() => controller.abort({ kind: "timeout" }), run.timeoutMs);
+  // The run's deadline counts from its start, across parks and resumes.
+  const deadline = Date.parse(run.startedAt ?? run.createdAt) + run.timeoutMs;
+  const timer = setTimeout(() => controller.abort({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
   const started = Date.now();
   const workspaceDir = join(host.workspaceRoot, run.workspaceId);
   const journal = journalFor(host, run, claim, controller);
@@ -133,13 +155,17 @@ export async function executeRun(
   try {
     const executor = host.executors.get(run.executor);
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
-    await host.hooks.fire("run.started", target);
+    if (!resumed) await host.hooks.fire("run.started", target);
     const result = await executor.execute({
       run,
       signal,
       workspaceDir,
       journal,
-      waitForTool: (name) => waitForTool(host, claim, controller, name),
+      resumed: resumed ? { state: resumed.state, toolResult: resumed.toolResult } : null,
+      waitForTool: (name, state) =>
+        host.waitMode === "park"
+          ? parkForTool(host, claim, controller, name, state)
+          : holdForTool(host, claim, controller, name),
       fireHook: (event, detail) => host.hooks.fire(event, target, detail),
       runHookCommand: (name, command, timeoutMs) =>
         host.hooks.command(name, command, timeoutMs, target, "script"),
@@ -160,9 +186,10 @@ export async function executeRun(
     clearTimeout(timer);
     executed();
   }
-  // Hooks after the run are not cut short by its cancel or timeout; a fenced run writes nothing more.
+  // Hooks after the run are not cut short by its cancel or timeout; a fenced run writes nothing more,
+  // and a parked one has not finished.
   const abort = abortReasonOf(signal);
-  if (abort?.kind !== "fenced" && abort?.kind !== "shutdown") {
+  if (abort?.kind !== "fenced" && abort?.kind !== "shutdown" && abort?.kind !== "parked") {
     await host.hooks
       .fire("run.finished", { ...target, signal: new AbortController().signal }, { ok: settled.ok })
       .catch((err: unknown) =>
@@ -173,7 +200,9 @@ export async function executeRun(
 
   const outcome = outcomeOf(settled, abort, run.timeoutMs);
   if (!outcome) {
-    host.logger.warn({ runId: run.id, reason: abort?.kind }, "execution stopped without a terminal write");
+    if (abort?.kind === "parked") host.logger.debug({ runId: run.id }, "run parked until its tool result");
+    else
+      host.logger.warn({ runId: run.id, reason: abort?.kind }, "execution stopped without a terminal write");
     return;
   }
   try {

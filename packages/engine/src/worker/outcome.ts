@@ -1,3 +1,4 @@
+import { runTimedOutError } from "@oah/core";
 import type { RunOutcome } from "@oah/store";
 import type { AbortReason } from "../abort";
 import { RunFailure } from "../run-failure";
@@ -6,7 +7,7 @@ export type Settled = { ok: true; output: unknown } | { ok: false; error: unknow
 
 /**
  * The terminal status an execution writes, or null when it must write nothing
- * (fenced out, or stopped by a shutdown that leaves the run to recovery). An abort
+ * (fenced out, stopped by a shutdown that leaves the run to recovery, or parked). An abort
  * wins over what the executor returned or threw, since it is why the executor stopped.
  */
 export function outcomeOf(
@@ -17,15 +18,12 @@ export function outcomeOf(
   switch (abort?.kind) {
     case "fenced":
     case "shutdown":
+    case "parked":
       return null;
     case "cancel":
       return { status: "cancelled" };
     case "timeout":
-      return {
-        status: "timed_out",
-        errorCode: "run_timed_out",
-        errorMessage: `run exceeded its timeout of ${timeoutMs} ms`,
-      };
+      return { status: "timed_out", ...runTimedOutError(timeoutMs) };
   }
   if (settled.ok) return { status: "completed", output: settled.output };
   const { error } = settled;

@@ -112,7 +112,10 @@ export class Worker {
     const keepTurn = { readySince: claim.readySince };
     let start: StartResult;
     try {
-      const starting = store.startRun({ runId: entry.runId, token }, this.id);
+      // A parked run whose result arrived goes on from what it saved; any other starts.
+      const starting = entry.resume
+        ? store.resumeRun({ runId: entry.runId, token }, this.id)
+        : store.startRun({ runId: entry.runId, token }, this.id);
       this.claimAhead(foundWithoutWaiting);
       start = await starting;
     } catch (error) {
@@ -144,7 +147,7 @@ export class Worker {
       executed = resolve;
     });
     this.host.settling.track(
-      executeRun(this.host, start.run, { runId: entry.runId, token }, executed).finally(() =>
+      executeRun(this.host, start.run, { runId: entry.runId, token }, executed, start.resumed).finally(() =>
         queue
           .release(sessionId, token)
           .catch((error: unknown) =>

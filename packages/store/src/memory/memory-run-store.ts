@@ -11,6 +11,7 @@ import {
   recordManualRequeue,
   recordRecovery,
   requireWriteTarget,
+  runTimedOutError,
   STATUS_WRITES,
   type StatusWriteName,
   writeTarget,
@@ -27,6 +28,7 @@ import {
   type StepRow,
 } from "../rows";
 import type {
+  AwaitingSlotPage,
   CancelRequest,
   Claim,
   EventPosition,
@@ -36,6 +38,8 @@ import type {
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewRun,
+  Park,
+  ParkResult,
   RecoveredRun,
   RecoveryRequest,
   ResumePoint,
@@ -48,6 +52,7 @@ import type {
   StorageRunQuery,
   ToolResultDelivery,
   ToolResultTake,
+  WorkspaceActivity,
 } from "../run-store";
 import {
   type HeartbeatRow,
@@ -88,6 +93,11 @@ const JSON_TEXT: JsonDecoder = { decodeJson: fromJson };
 /** Whether a status write (core's STATUS_WRITES, the SQL stores' guards too) may move this run. */
 const movable = (write: StatusWriteName, row: RunRecord): boolean =>
   (STATUS_WRITES[write].from as readonly string[]).includes(row.status);
+/** A run awaiting a slot: queued, or parked with its tool result (to be resumed). */
+const awaitsSlot = (row: RunRecord) =>
+  row.status === "queued" || (row.parked_at !== null && row.tool_result !== null);
+/** The columns a parked run gives up when it resumes or ends. */
+const UNPARKED = { parked_at: null, parked_state: null, waiting_tool: null, tool_result: null } as const;
 /** When an active run last showed life: its heartbeat, else its start, else its submission. */
 const lastSeen = (row: RunRecord) => row.heartbeat_at ?? row.started_at ?? row.created_at;
 
@@ -163,6 +173,8 @@ export class MemoryRunStore implements RunStore {
       recovered_at: null,
       waiting_tool: null,
       tool_result: null,
+      parked_at: null,
+      parked_state: null,
       metadata: "{}",
       idempotency_key: input.idempotencyKey,
       updated_at: now,
@@ -236,17 +248,14 @@ export class MemoryRunStore implements RunStore {
     return previous ? (fromJson(previous.output) ?? null) : null;
   }
 
-  async listQueuedRuns(page: {
-    after?: { sessionId: string; queueSeq: number };
-    enqueuedBefore?: number;
-    limit: number;
-  }): Promise<QueueEntry[]> {
-    const { after, enqueuedBefore } = page;
+  async listAwaitingSlot(page: AwaitingSlotPage): Promise<QueueEntry[]> {
+    const after = "after" in page ? page.after : undefined;
+    const enqueuedBefore = "enqueuedBefore" in page ? page.enqueuedBefore : undefined;
     const inQueueOrder = (a: RunRecord, b: RunRecord) =>
       compareText(a.session_id, b.session_id) || a.queue_seq - b.queue_seq;
     const rows = [...this.db.runs.values()].filter(
       (r) =>
-        r.status === "queued" &&
+        awaitsSlot(r) &&
         (!after ||
           inQueueOrder(r, { session_id: after.sessionId, queue_seq: after.queueSeq } as RunRecord) > 0) &&
         (enqueuedBefore === undefined || r.enqueued_at < enqueuedBefore),
@@ -378,7 +387,19 @@ export class MemoryRunStore implements RunStore {
         updated_at: now,
       });
       db.insertEvent(runId, "run.cancelled", now, { while: "queued" });
-      return { kind: "cancelled", run: this.run(row) };
+      return { kind: "cancelled", run: this.run(row), parked: false };
+    }
+    if (row.parked_at !== null && movable("cancelParked", row)) {
+      // Nobody executes a parked run: it ends here.
+      setRun(row, {
+        status: writeTarget("cancelParked"),
+        ...UNPARKED,
+        cancel_requested_at: now,
+        ended_at: now,
+        updated_at: now,
+      });
+      db.insertEvent(runId, "run.cancelled", now, { while: "parked" });
+      return { kind: "cancelled", run: this.run(row), parked: true };
     }
     if (isActive(row.status as RunStatus)) {
       setRun(row, { cancel_requested_at: row.cancel_requested_at ?? now, updated_at: now });
@@ -408,10 +429,15 @@ export class MemoryRunStore implements RunStore {
       return { kind: "not_waiting", status: row.status as RunStatus, waitingTool: row.waiting_tool };
     }
     if (row.waiting_tool !== name) return { kind: "wrong_name", waitingTool: row.waiting_tool ?? "" };
-    const run = this.run(row);
-    // Stored wrapped, so that a JSON null result is told apart from "no result yet".
-    setRun(row, { tool_result: encodeJson({ value: output }), updated_at: this.now() });
-    return { kind: "accepted", run };
+    const now = this.now();
+    // Stored wrapped, so that a JSON null result is told apart from "no result yet". A parked run
+    // now awaits a slot: its wait for one starts here.
+    setRun(row, {
+      tool_result: encodeJson({ value: output }),
+      enqueued_at: row.parked_at === null ? row.enqueued_at : now,
+      updated_at: now,
+    });
+    return { kind: "accepted", run: this.run(row), resume: row.parked_at === null ? null : entryOf(row) };
   }
 
   async takeToolResult(claim: Claim): Promise<ToolResultTake> {
@@ -429,6 +455,70 @@ export class MemoryRunStore implements RunStore {
     });
     this.db.insertEvent(claim.runId, "run.resumed", now, { name });
     return { kind: "taken", output: value };
+  }
+
+  async parkRun(claim: Claim, park: Park): Promise<ParkResult> {
+    const now = this.now();
+    const row = this.db.runs.get(claim.runId);
+    if (row?.claim_token !== claim.token || !movable("park", row)) return "fenced";
+    if (row.cancel_requested_at !== null) return "cancel_requested";
+    setRun(row, {
+      status: writeTarget("park"),
+      waiting_tool: park.tool,
+      tool_result: null,
+      parked_at: now,
+      parked_state: encodeJson(park.state ?? null),
+      worker_id: null,
+      claim_token: null,
+      updated_at: now,
+    });
+    this.db.insertEvent(claim.runId, "run.waiting_tool", now, { name: park.tool, parked: true });
+    return "parked";
+  }
+
+  async resumeRun(claim: Claim, workerId: string): Promise<StartResult> {
+    const now = this.now();
+    const row = this.db.runs.get(claim.runId);
+    if (!row) return { kind: "gone", status: null };
+    if (row.parked_at === null || row.tool_result === null || !movable("resumeParked", row))
+      return { kind: "gone", status: row.status as RunStatus };
+    const resumed = {
+      tool: row.waiting_tool ?? "",
+      state: fromJson(row.parked_state) ?? null,
+      toolResult: (fromJson(row.tool_result) as { value: unknown }).value,
+    };
+    setRun(row, {
+      status: writeTarget("resumeParked"),
+      ...UNPARKED,
+      worker_id: workerId,
+      claim_token: claim.token,
+      heartbeat_at: now,
+      updated_at: now,
+    });
+    this.db.insertEvent(claim.runId, "run.resumed", now, { name: resumed.tool, workerId, parked: true });
+    return { kind: "started", run: this.run(row), resumed };
+  }
+
+  async expireParkedRuns(limit: number): Promise<Run[]> {
+    const now = this.now();
+    const deadline = (r: RunRecord) => (r.started_at ?? r.created_at) + r.timeout_ms;
+    const due = [...this.db.runs.values()]
+      .filter((r) => r.parked_at !== null && movable("timeOutParked", r) && deadline(r) < now)
+      .sort((a, b) => deadline(a) - deadline(b))
+      .slice(0, limit);
+    return due.map((row) => {
+      const error = runTimedOutError(row.timeout_ms);
+      setRun(row, {
+        status: writeTarget("timeOutParked"),
+        ...UNPARKED,
+        error_code: error.errorCode,
+        error_message: error.errorMessage,
+        ended_at: now,
+        updated_at: now,
+      });
+      this.db.insertEvent(row.id, "run.timed_out", now, { ...error, while: "parked" });
+      return this.run(row);
+    });
   }
 
   async requeueRuns(
@@ -523,19 +613,34 @@ export class MemoryRunStore implements RunStore {
     return overviewOf(counters, times);
   }
 
-  async statusesOf(runIds: readonly string[]): Promise<Map<string, RunStatus>> {
-    const statuses = new Map<string, RunStatus>();
-    for (const id of runIds) {
-      const row = this.db.runs.get(id);
-      if (row) statuses.set(id, row.status as RunStatus);
-    }
-    return statuses;
+  async awaitingSlot(runIds: readonly string[]): Promise<Set<string>> {
+    return new Set(
+      runIds.filter((id) => {
+        const row = this.db.runs.get(id);
+        return row !== undefined && awaitsSlot(row);
+      }),
+    );
   }
 
-  async countQueued(): Promise<number> {
+  async countAwaitingSlot(): Promise<number> {
     let n = 0;
-    for (const row of this.db.runs.values()) if (row.status === "queued") n++;
+    for (const row of this.db.runs.values()) if (awaitsSlot(row)) n++;
     return n;
+  }
+
+  async activeByWorkspace(): Promise<WorkspaceActivity[]> {
+    const byWorkspace = new Map<string, WorkspaceActivity>();
+    for (const row of this.db.runs.values()) {
+      if (!isActive(row.status as RunStatus)) continue;
+      const activity = byWorkspace.get(row.workspace_id) ?? {
+        workspaceId: row.workspace_id,
+        executingRuns: 0,
+        parkedRuns: 0,
+      };
+      activity[row.parked_at === null ? "executingRuns" : "parkedRuns"]++;
+      byWorkspace.set(row.workspace_id, activity);
+    }
+    return [...byWorkspace.values()].sort((a, b) => compareText(a.workspaceId, b.workspaceId));
   }
 
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
@@ -546,6 +651,7 @@ export class MemoryRunStore implements RunStore {
       .filter(
         (r) =>
           isActive(r.status as RunStatus) &&
+          r.parked_at === null &&
           lastSeen(r) < query.lastSeenBefore &&
           (!after || bySessionThenId(r, { session_id: after.sessionId, id: after.id } as RunRecord) > 0),
       )
@@ -560,7 +666,13 @@ export class MemoryRunStore implements RunStore {
     const { context } = request;
     const row = db.runs.get(request.runId);
     // Every recovery write (requeue, fail, cancel) moves a run from the same, active, statuses.
-    if (!row || !movable("recoveryRequeue", row) || lastSeen(row) >= request.lastSeenBefore) return null;
+    if (
+      !row ||
+      !movable("recoveryRequeue", row) ||
+      row.parked_at !== null ||
+      lastSeen(row) >= request.lastSeenBefore
+    )
+      return null;
     const from = row.status as ActiveStatus;
     const stored = this.metadataOf(row);
     const decision = request.decide(lockedStaleRun(row, stored));

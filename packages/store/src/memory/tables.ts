@@ -13,6 +13,8 @@ export interface RunRecord extends RunRow {
   metadata: string;
   /** A delivered tool result not yet taken, wrapped (`{ value }`); null: none. */
   tool_result: string | null;
+  /** What a parked run's executor saved; null unless parked. */
+  parked_state: string | null;
 }
 
 export interface SessionRecord {

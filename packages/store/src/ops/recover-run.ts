@@ -25,7 +25,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
   return db.transaction(async (tx) => {
     // Every recovery write (requeue, fail, cancel) moves a run from the same, active, statuses.
     const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
-      WHERE id = ${runId} AND status IN (${fromStatuses("recoveryRequeue")})
+      WHERE id = ${runId} AND status IN (${fromStatuses("recoveryRequeue")}) AND parked_at IS NULL
         AND COALESCE(heartbeat_at, started_at, created_at) < ${request.lastSeenBefore}
       ${tx.forUpdate}`);
     if (!row) return null;

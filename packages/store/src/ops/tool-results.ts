@@ -1,6 +1,6 @@
 import type { RunStatus } from "@oah/core";
 import { sql } from "drizzle-orm";
-import { decodeRun, type RunRow } from "../rows";
+import { decodeRun, entryOf, type RunRow } from "../rows";
 import type { Claim, ToolResultDelivery, ToolResultTake } from "../run-store";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
@@ -20,7 +20,10 @@ export async function waitForTool(ctx: OpContext, claim: Claim, name: string): P
   });
 }
 
-/** A client's result for a waiting run; kept on the run until its execution takes it. */
+/**
+ * A client's result for a waiting run; kept on the run until its execution takes it (hold), or
+ * until a claim resumes it (parked: the answer carries the resume's queue entry).
+ */
 export async function deliverToolResult(
   ctx: OpContext,
   runId: string,
@@ -42,10 +45,16 @@ export async function deliverToolResult(
     }
     if (row.waiting_tool !== name)
       return { kind: "wrong_name", waitingTool: row.waiting_tool ?? "" } as const;
-    // Stored wrapped, so that a JSON null result is told apart from "no result yet".
-    await tx.run(sql`UPDATE runs SET tool_result = ${tx.json({ value: output })}, updated_at = ${now}
-      WHERE id = ${runId}`);
-    return { kind: "accepted", run: decodeRun(row, db) } as const;
+    // Stored wrapped, so that a JSON null result is told apart from "no result yet". A parked run
+    // now awaits a slot: its wait for one starts here.
+    const [updated] = await tx.all<RunRow>(sql`UPDATE runs SET tool_result = ${tx.json({ value: output })},
+        enqueued_at = CASE WHEN parked_at IS NULL THEN enqueued_at ELSE ${now} END, updated_at = ${now}
+      WHERE id = ${runId} RETURNING ${runColumns}`);
+    return {
+      kind: "accepted",
+      run: decodeRun(updated!, db),
+      resume: updated!.parked_at === null ? null : entryOf(updated!),
+    } as const;
   });
 }
 

@@ -59,6 +59,12 @@ export const runs = pgTable(
     /** While waiting_tool: the tool the run waits for; and a result delivered but not yet taken. */
     waitingTool: text("waiting_tool"),
     toolResult: jsonb("tool_result"),
+    /**
+     * While parked in waiting_tool (docs/spec.md §6): since when, and what its executor saved to
+     * go on from; the run holds no worker, no claim and no heartbeat meanwhile.
+     */
+    parkedAt: ms("parked_at"),
+    parkedState: jsonb("parked_state"),
     metadata: jsonb("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
     updatedAt: ms("updated_at").notNull(),
@@ -85,6 +91,12 @@ export const runs = pgTable(
       .where(sql`recovery_state IS NOT NULL`),
     // The overview's recovery times: the first and last of a state, one index lookup each.
     index("runs_recovery_time_idx").on(t.recoveryState, t.recoveredAt).where(sql`recovery_state IS NOT NULL`),
+    // Parked runs by deadline: the maintenance task that times them out reads only the due ones.
+    index("runs_parked_deadline_idx").on(sql`(started_at + timeout_ms)`).where(sql`parked_at IS NOT NULL`),
+    // Parked runs whose result has arrived: they wait for a slot, as queued runs do.
+    index("runs_resumable_idx")
+      .on(t.enqueuedAt)
+      .where(sql`parked_at IS NOT NULL AND tool_result IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),

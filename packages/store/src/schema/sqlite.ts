@@ -44,6 +44,8 @@ export const runs = sqliteTable(
     recoveredAt: integer("recovered_at"),
     waitingTool: text("waiting_tool"),
     toolResult: json("tool_result"),
+    parkedAt: integer("parked_at"),
+    parkedState: json("parked_state"),
     metadata: json("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
     updatedAt: integer("updated_at").notNull(),
@@ -69,6 +71,10 @@ export const runs = sqliteTable(
       .where(sql`recovery_state IS NOT NULL`),
     // The overview's recovery times: the first and last of a state, one index lookup each.
     index("runs_recovery_time_idx").on(t.recoveryState, t.recoveredAt).where(sql`recovery_state IS NOT NULL`),
+    index("runs_parked_deadline_idx").on(sql`(started_at + timeout_ms)`).where(sql`parked_at IS NOT NULL`),
+    index("runs_resumable_idx")
+      .on(t.enqueuedAt)
+      .where(sql`parked_at IS NOT NULL AND tool_result IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),

@@ -18,6 +18,12 @@ interface ScriptState {
   toolResults: Record<string, unknown>;
 }
 
+/** What a script saves when it parks at a wait_tool step: where it is, and what it has so far. */
+interface ScriptProgress extends ScriptState {
+  /** The index of the wait_tool step it waits at. */
+  step: number;
+}
+
 /** The `script` executor of SPEC §12: its steps, in order. */
 export class ScriptExecutor implements Executor {
   constructor(private readonly options: ScriptExecutorOptions) {}
@@ -25,9 +31,18 @@ export class ScriptExecutor implements Executor {
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const { steps } = context.run.input as ScriptInput;
     const state: ScriptState = { output: null, toolResults: {} };
-    for (const [index, step] of steps.entries()) {
+    let next = 0;
+    if (context.resumed) {
+      // A parked run goes on after the wait_tool step it parked at, its result in hand.
+      const { step, output, toolResults } = context.resumed.state as ScriptProgress;
+      const { name } = steps[step] as Extract<ScriptStep, { type: "wait_tool" }>;
+      Object.assign(state, { output, toolResults });
+      state.toolResults[name] = await this.recordToolResult(name, context.resumed.toolResult, context);
+      next = step + 1;
+    }
+    for (let index = next; index < steps.length; index++) {
       if (context.signal.aborted) break;
-      await this.step(step, index, context, state);
+      await this.step(steps[index]!, index, context, state);
     }
     return { output: state.output };
   }
@@ -50,9 +65,12 @@ export class ScriptExecutor implements Executor {
           step.code ?? "executor_failed",
           step.message ?? `script step ${index} failed the run`,
         );
-      case "wait_tool":
-        state.toolResults[step.name] = await this.waitTool(step.name, context);
+      case "wait_tool": {
+        const progress: ScriptProgress = { ...state, step: index };
+        const result = await context.waitForTool(step.name, progress);
+        state.toolResults[step.name] = await this.recordToolResult(step.name, result, context);
         return;
+      }
       case "model": {
         const messages = [
           ...(step.system ? [{ role: "system" as const, content: step.system }] : []),
@@ -85,9 +103,8 @@ export class ScriptExecutor implements Executor {
     }
   }
 
-  /** A client tool: the run waits in `waiting_tool` until its result is posted, then records it as a step. */
-  private async waitTool(name: string, context: ExecutionContext): Promise<unknown> {
-    const result = await context.waitForTool(name);
+  /** A client tool's result, once posted, is recorded as a step of the run. */
+  private async recordToolResult(name: string, result: unknown, context: ExecutionContext): Promise<unknown> {
     const stepId = await context.journal.startStep("tool", name);
     if (stepId !== null) await context.journal.finishStep(stepId, { status: "completed", output: result });
     return result;
