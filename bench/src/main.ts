@@ -12,6 +12,7 @@ import { readCommandLine } from "./command-line";
 import { formatJson } from "./json";
 import { elapsedSeconds, log, print } from "./log";
 import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from "./peers";
+import type { OahSplit } from "./peers/oah-split";
 import { BENCH_OPTIONS, BENCH_USAGE, benchPlan } from "./plan";
 import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
@@ -21,6 +22,7 @@ import { type CommandCostResult, type CommandMode, commandCostOnce } from "./wor
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
 import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
+import { type ParkedRound, parkedOnce } from "./workloads/parked";
 import { type PartsResult, partsOnce } from "./workloads/parts";
 import { type StreamsResult, streamsOnce } from "./workloads/streams";
 import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
@@ -413,6 +415,40 @@ async function main(): Promise<void> {
         runP50Ms: added(sandboxed.runP50Ms, host.runP50Ms),
         runP99Ms: added(sandboxed.runP99Ms, host.runP99Ms),
       },
+    };
+  }
+
+  // (p) no-op runs beside parked ones
+  if (plan.workloads.has("p")) {
+    const shape = plan.parked;
+    const rounds: ParkedRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(p) ${shape.sessions}×${shape.runsPerSession} no-op runs beside ${shape.parked} parked sessions, ` +
+          `${shape.slots} slots, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await parkedOnce((task) => withPeer("oahSplit", (peer) => task(peer as OahSplit)), shape));
+    }
+    const of = (pick: (r: ParkedRound) => number) => summary(rounds.map(pick));
+    const ratio = of((r) => Math.round((r.runsPerSecondBesideParked / r.runsPerSecondAlone) * 100) / 100);
+    absolute.push(
+      {
+        figure: `no-op runs beside ${shape.parked} parked sessions / alone, ${shape.slots} slots (throughput ratio)`,
+        value: ratio,
+      },
+      {
+        figure: "oah-sandbox RSS after the drain: alone / beside the parked sessions (MB)",
+        value: `${cell(of((r) => r.sandboxRssMbAlone))} / ${cell(of((r) => r.sandboxRssMbBesideParked))}`,
+      },
+    );
+    results.parked = {
+      unit: "runs/s of the no-op runs, completed / (last end − first start); one oah-sandbox, split, Redis + PostgreSQL",
+      shape,
+      runsPerSecondAlone: of((r) => r.runsPerSecondAlone),
+      runsPerSecondBesideParked: of((r) => r.runsPerSecondBesideParked),
+      ratio,
+      sandboxRssMbAlone: of((r) => r.sandboxRssMbAlone),
+      sandboxRssMbBesideParked: of((r) => r.sandboxRssMbBesideParked),
     };
   }
 

@@ -1,5 +1,12 @@
-import { createClient, type Run, type SubmitRunRequest } from "@oah/client";
-import { crashAsked, crashingStep, isTerminal, type SplitDeployment, waitFor } from "@oah/testing";
+import { createClient, type OahClient, type Run, type SubmitRunRequest } from "@oah/client";
+import {
+  crashAsked,
+  crashingStep,
+  isTerminal,
+  type OahProcess,
+  type SplitDeployment,
+  waitFor,
+} from "@oah/testing";
 import type { E2EState } from "./state";
 
 /** Short lock, heartbeat, staleness and scan periods, so that recovery acts within seconds. */
@@ -26,10 +33,22 @@ async function keepSandboxes(d: SplitDeployment): Promise<void> {
   for (let i = 0; i < missing; i++) await d.addSandbox();
 }
 
+/** Cordons these sandboxes (or lifts their cordon), and waits until each reports the state. */
+async function setCordoned(c: OahClient, sandboxes: readonly OahProcess[], cordoned: boolean): Promise<void> {
+  const hostIds = async () =>
+    (await c.pool()).hosts.filter((h) => sandboxes.some((s) => h.hostId.includes(`-${s.child.pid}-`)));
+  for (const host of await hostIds()) await (cordoned ? c.cordon(host.hostId) : c.uncordon(host.hostId));
+  const state = cordoned ? "cordoned" : "active";
+  await waitFor(`the sandboxes to be ${state}`, async () => {
+    const hosts = await hostIds();
+    return hosts.length === sandboxes.length && hosts.every((h) => h.state === state);
+  });
+}
+
 /**
  * Real runs through the real engine: completed, failed (tool failure, executor failure, tool
- * timeout), timed out, cancelled, requeued by recovery, and quarantined by recovery after their
- * sandboxes were killed. Nothing is written to the database by hand.
+ * timeout), timed out, cancelled, requeued by recovery, quarantined by recovery after their
+ * sandboxes were killed, and parked. Nothing is written to the database by hand.
  */
 export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   const c = createClient({ baseUrl: d.api.url, token: d.env.OAH_API_TOKEN });
@@ -40,7 +59,12 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     extra: { workspaceId?: string; timeoutMs?: number } = {},
   ) => (await c.submit(sessionId, { input: { steps }, ...extra })).run;
 
-  // A run waiting for a client tool when its sandbox dies: requeue_running quarantines it.
+  // A run waiting for a client tool on a sandbox that holds its waits (OAH_WAIT_MODE=hold) when
+  // that sandbox dies: requeue_running quarantines it. The sandboxes that park their waits (the
+  // default) are cordoned meanwhile, so that the holding one takes it.
+  const parking = alive(d);
+  await d.addSandbox({ OAH_WAIT_MODE: "hold" });
+  await setCordoned(c, parking, true);
   const waiting = await submit(
     "approvals-17",
     [
@@ -50,6 +74,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     { workspaceId: "approvals" },
   );
   await c.wait(waiting.id, { until: ["waiting_tool"], timeoutMs: 30_000 });
+  await setCordoned(c, parking, false);
 
   // Runs that kill every sandbox they land on until recovery gives up on them (max attempts 2).
   // Runs whose sandboxes crash (killed from outside) on each execution until recovery gives up on them.
@@ -115,6 +140,21 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   );
   await keepSandboxes(d);
 
+  // A run parked waiting for its approval, on a sandbox that parks its waits: it holds no slot.
+  const parked = await submit(
+    "approvals-18",
+    [
+      { type: "shell", command: "echo 'second draft ready'" },
+      { type: "wait_tool", name: "approve" },
+    ],
+    { workspaceId: "approvals" },
+  );
+  await waitFor(
+    "the approval run to park",
+    async () => (await c.get(parked.id)).metadata.parked === true,
+    30_000,
+  );
+
   // Ordinary traffic: completed runs over a few sessions, in waves so that the pool has work to size.
   const completed: Run[] = [];
   for (let wave = 0; wave < 6; wave++) {
@@ -162,6 +202,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     killerA: killerA.id,
     killerB: killerB.id,
     waiting: w.id,
+    parked: parked.id,
     flaky: flaky.id,
     completed: completed.map((r) => r.id),
     plainFailed: plainFailed.id,

@@ -10,8 +10,10 @@ export interface E2EState {
     /** Quarantined by real recovery (max_attempts_exhausted); succeed on their 4th execution. */
     killerA: string;
     killerB: string;
-    /** Quarantined while waiting for a tool when its sandbox was killed. */
+    /** Quarantined while waiting for a tool, held (OAH_WAIT_MODE=hold), when its sandbox was killed. */
     waiting: string;
+    /** Parked waiting for its tool result (the default): in waiting_tool, held by no worker. */
+    parked: string;
     /** Killed its sandbox once, was requeued by recovery, then completed. */
     flaky: string;
     completed: string[];

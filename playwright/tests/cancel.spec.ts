@@ -71,6 +71,17 @@ test.describe("run detail", () => {
     await expect(page.getByRole("region", { name: "Input" })).toContainText('"type": "shell"');
   });
 
+  test("a parked run says it waits without a worker", async ({ page, state, oah }) => {
+    await page.goto(`/runs/${state.runs.parked}`);
+    await expect(page.getByTestId("run-status")).toHaveText("waiting_tool");
+    await expect(page.locator(".run-head .badge.parked")).toHaveText("parked");
+    const events = page.getByRole("table", { name: "Events" });
+    await expect(events).toContainText("run.waiting_tool");
+    expect(await oah.get(state.runs.parked)).toMatchObject({ workerId: null, metadata: { parked: true } });
+    await page.goto(`/storage?sessionId=approvals-18`);
+    await expect(page.locator(`tr[data-run-id="${state.runs.parked}"] .badge.parked`)).toBeVisible();
+  });
+
   test("an unknown run says so", async ({ page }) => {
     await page.goto("/runs/run_00000000000000000000000000");
     await expect(page.getByRole("alert").filter({ hasText: "run_not_found" })).toContainText(

@@ -71,4 +71,23 @@ test.describe("pool", () => {
       );
     }
   });
+
+  test("the workspaces table shows each workspace's load as the API reports it, parked runs included", async ({
+    page,
+    oah,
+    state,
+  }) => {
+    await page.goto("/storage#pool");
+    const table = page.getByRole("table", { name: "Workspaces" });
+    const approvals = table.locator('tr[data-workspace-id="approvals"]');
+    await expect(approvals).toBeVisible();
+    const overview = await oah.pool();
+    expect(overview.parkedRuns).toBeGreaterThanOrEqual(1);
+    expect(overview.workspaces.find((w) => w.workspaceId === "approvals")).toMatchObject({ parkedRuns: 1 });
+    await expect(approvals.locator("td").nth(3)).toHaveText("1");
+    await expect(page.getByTestId("parked-runs")).toHaveText(
+      `${overview.parkedRuns} ${overview.parkedRuns === 1 ? "run" : "runs"} parked waiting for a tool result, holding no slot.`,
+    );
+    expect((await oah.get(state.runs.parked)).workspaceId).toBe("approvals");
+  });
 });

@@ -52,3 +52,45 @@ describe("oah-controller, process target", () => {
     expect(Math.max(...controller!.decisions.map((d) => d.desiredReplicas))).toBe(4);
   });
 });
+
+describe("oah-controller and parked runs", () => {
+  it("does not grow a fleet whose runs are parked waiting for tool results", async () => {
+    fleet = await startFleet(1, {
+      OAH_CONTROLLER_MIN_REPLICAS: "1",
+      OAH_CONTROLLER_MAX_REPLICAS: "3",
+      OAH_CONTROLLER_SANDBOX_SLOTS: "2",
+    });
+    const f = fleet;
+    await expect.poll(async () => (await f.pool()).hosts.length, { timeout: 20_000 }).toBe(1);
+    const runs: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { body } = await f.d.client.post<{ run: { id: string } }>(`/api/v1/sessions/parked-${i}/runs`, {
+        input: { steps: [{ type: "wait_tool", name: "approve" }] },
+      });
+      runs.push(body.run.id);
+    }
+    await expect.poll(async () => (await f.pool()).parkedRuns, { timeout: 30_000 }).toBe(40);
+    // Forty sessions wait, on two slots: held, they would have grown the fleet to its max at once.
+    const seen: number[] = [];
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      const { controller } = await f.pool();
+      seen.push(controller?.desiredReplicas ?? 0, f.sandboxPids().length);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(Math.max(...seen)).toBe(1);
+    for (const id of runs)
+      await f.d.client.post(`/api/v1/runs/${id}/tool-results`, { name: "approve", output: true });
+    await expect
+      .poll(
+        async () => {
+          const { rows } = await f.d.db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
+          );
+          return rows[0]!.n;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(40);
+  });
+});

@@ -111,10 +111,10 @@ describe("recovery of runs whose worker died", () => {
   it.each([
     ["requeue_running", "quarantined"],
     ["requeue_all", "requeued"],
-  ] as const)("after kill -9 of a run in waiting_tool, %s leaves it %s", async (strategy, outcome) => {
+  ] as const)("after kill -9 of a run held in waiting_tool (OAH_WAIT_MODE=hold), %s leaves it %s", async (strategy, outcome) => {
     d = await startSplitDeployment({
       sandboxes: 1,
-      env: { ...FAST, OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
+      env: { ...FAST, OAH_WAIT_MODE: "hold", OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
     });
     const run = (
       await clientOf(d).submit("waiting", {

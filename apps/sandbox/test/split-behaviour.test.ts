@@ -23,9 +23,9 @@ describe("split mode behaviour", () => {
   it("starts a subagent run before 50 normal sessions that were waiting longer, when all slots are busy", async () => {
     d = await startSplitDeployment({
       sandboxes: 1,
-      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2" },
+      // Held waits: each blocker holds its slot until the test lets it go, however slow the submissions below.
+      sandboxEnv: { OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "2", OAH_WAIT_MODE: "hold" },
     });
-    // Each blocker holds its slot until the test lets it go, however slow the submissions below.
     const gated = { input: { steps: [{ type: "wait_tool" as const, name: "gate" }] } };
     const blockers = [
       (await clientOf(d).submit("blocker-1", gated)).run,

@@ -141,8 +141,10 @@ export async function inParallel(count: number, concurrency: number, task: (i: n
   );
 }
 
-export const stepsOf = (job: JobSpec): unknown[] =>
-  job.sleepMs > 0 ? [{ type: "sleep", ms: job.sleepMs }] : [];
+export const stepsOf = (job: JobSpec): unknown[] => [
+  ...(job.sleepMs > 0 ? [{ type: "sleep", ms: job.sleepMs }] : []),
+  ...(job.waitsForTool ? [{ type: "wait_tool", name: "approve" }] : []),
+];
 
 // node:http with keep-alive: about a third of fetch's CPU per request, which
 // matters with the bench and the systems on the same two cores.

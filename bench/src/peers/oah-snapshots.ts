@@ -48,7 +48,8 @@ function keyOf(jobs: readonly JobSpec[]): string {
   let h = 0;
   for (const j of jobs)
     for (let i = 0; i < j.sessionId.length; i++) h = (h * 31 + j.sessionId.charCodeAt(i)) | 0;
-  return `${jobs.length}:${h}:${jobs.reduce((sum, j) => sum + j.sleepMs, 0)}`;
+  const waits = jobs.filter((j) => j.waitsForTool).length;
+  return `${jobs.length}:${h}:${jobs.reduce((sum, j) => sum + j.sleepMs, 0)}:${waits}`;
 }
 
 async function submitAll(api: OahProcess, jobs: readonly JobSpec[]): Promise<number> {

@@ -4,7 +4,7 @@
 // `oah-api --api-only`, see oah-snapshots.ts); the sandboxes start after it.
 // Slots are spread over sandboxes of at most 16 (8 → one sandbox of 8, 32 → two
 // of 16).
-import { startOah } from "@oah/testing";
+import { type OahProcess, startOah } from "@oah/testing";
 import { OahRedisPgPeer } from "./oah-common";
 
 export const SLOTS_PER_SANDBOX = 16;
@@ -16,6 +16,11 @@ export class OahSplit extends OahRedisPgPeer {
 
   protected override async onStore(): Promise<void> {
     await this.startApi({}, ["--api-only"]);
+  }
+
+  /** The oah-sandbox processes started so far (every process but the API). */
+  sandboxes(): OahProcess[] {
+    return this.processes.filter((p) => p !== this.api);
   }
 
   async startWorkers(slots: number): Promise<void> {

@@ -4,6 +4,8 @@ import type { Services } from "../services";
 export interface JobSpec {
   sessionId: string;
   sleepMs: number;
+  /** oah only: the run waits for a client's tool result that never comes (it parks, workload p). */
+  waitsForTool?: boolean;
 }
 
 /** Times of one finished job, epoch ms, from the peer's own records. */

@@ -21,20 +21,29 @@ export function bulkJobs(sessions: number, runsPerSession: number, tag: string):
   return jobs;
 }
 
+export interface ThroughputOptions {
+  /** Jobs queued ahead of the measured ones, which never finish (runs that park: workload p). */
+  ahead?: readonly JobSpec[];
+  /** Called once the measured jobs are done, before the peer is torn down. */
+  drained?: () => void;
+}
+
 export async function throughputOnce(
   peer: Peer,
   sessions: number,
   runsPerSession: number,
   slots: number,
+  options: ThroughputOptions = {},
 ): Promise<ThroughputResult> {
-  const jobs = bulkJobs(sessions, runsPerSession, "tp");
+  const measured = bulkJobs(sessions, runsPerSession, "tp");
   await peer.setup();
   try {
     const t0 = Date.now();
-    await peer.submitBulk(jobs);
+    await peer.submitBulk([...(options.ahead ?? []), ...measured]);
     const submitSeconds = (Date.now() - t0) / 1000;
     await peer.startWorkers(slots);
-    await peer.waitDone(jobs.length, 600_000);
+    await peer.waitDone(measured.length, 600_000);
+    options.drained?.();
     const timings = await peer.timings();
     let first = Number.POSITIVE_INFINITY;
     let last = 0;

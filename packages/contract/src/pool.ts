@@ -133,7 +133,26 @@ export interface ControllerReport {
   history: FleetSample[];
 }
 
-export interface PoolOverview {
+/** One workspace's share of the fleet's work now (docs/spec.md §5, §6). */
+export interface WorkspaceLoad {
+  workspaceId: string;
+  /** Sessions with a run waiting for a slot. */
+  readySessions: number;
+  /** Runs holding a slot: running, or waiting for a tool result on hold. */
+  executingRuns: number;
+  /** Runs parked in waiting_tool: they hold no slot. */
+  parkedRuns: number;
+}
+
+/** What the fleet is working on: parked runs, and each busy workspace's load. */
+export interface FleetWorkload {
+  /** Runs parked in waiting_tool across the fleet (docs/spec.md §6). */
+  parkedRuns: number;
+  /** The workspaces with ready sessions, executing or parked runs, by id. */
+  workspaces: WorkspaceLoad[];
+}
+
+export interface PoolOverview extends FleetWorkload {
   /** The leading controller's report; null when no controller runs. */
   controller: ControllerReport | null;
   hosts: PoolSnapshot[];

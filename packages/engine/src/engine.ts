@@ -24,6 +24,7 @@ import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
 import { StreamService } from "./service/stream-service";
+import { fleetWorkload } from "./service/workload";
 import { Settling } from "./settling";
 import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
@@ -141,7 +142,13 @@ export function createEngine(options: EngineOptions): RunEngine {
       runTimeoutMs: options.runTimeoutMs,
       maxAttempts: recovery.maxAttempts,
     }),
-    fleet: new FleetService({ pools, orders: options.orders, controller: options.controller, logger }),
+    fleet: new FleetService({
+      pools,
+      orders: options.orders,
+      controller: options.controller,
+      workload: () => fleetWorkload(store, queue),
+      logger,
+    }),
     streams: new StreamService({
       store,
       hub: new StreamHub(events),

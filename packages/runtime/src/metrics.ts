@@ -1,4 +1,4 @@
-import type { SlotSnapshot } from "@oah/contract";
+import type { FleetWorkload, SlotSnapshot } from "@oah/contract";
 import type { EngineObservers } from "@oah/engine";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -10,10 +10,65 @@ export interface Metrics {
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
 
-/** Prometheus metrics of one process: runs, queue wait, workers and HTTP. */
-export function createMetrics(slots: () => SlotSnapshot[], openStreams: () => number = () => 0): Metrics {
+/** What a process reports of itself beside its counters: its slots, its open streams, the fleet's workload. */
+export interface MetricSources {
+  slots: () => SlotSnapshot[];
+  openStreams?: () => number;
+  /** The fleet's parked runs and per-workspace load; an API process reports them, a worker host does not. */
+  workload?: () => Promise<FleetWorkload>;
+}
+
+/**
+ * The fleet's workload as gauges, read from the store and the queue when scraped: they are the
+ * fleet's figures, not this process's, so only API processes report them.
+ */
+function workloadGauges(registry: Registry, workload: () => Promise<FleetWorkload>): void {
+  let reading: Promise<FleetWorkload> | null = null;
+  // The gauges of one scrape are collected at once: they share one read.
+  const read = () => {
+    reading ??= workload().finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
+  new Gauge({
+    name: "oah_parked_runs",
+    help: "Runs parked in waiting_tool across the fleet: they hold no slot",
+    registers: [registry],
+    async collect() {
+      this.set((await read()).parkedRuns);
+    },
+  });
+  const perWorkspace = (
+    name: string,
+    help: string,
+    figure: "readySessions" | "executingRuns" | "parkedRuns",
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["workspace"],
+      registers: [registry],
+      async collect() {
+        const { workspaces } = await read();
+        this.reset();
+        for (const w of workspaces) this.set({ workspace: w.workspaceId }, w[figure]);
+      },
+    });
+  perWorkspace(
+    "oah_workspace_ready_sessions",
+    "Sessions with a run waiting for a slot, by workspace",
+    "readySessions",
+  );
+  perWorkspace("oah_workspace_executing_runs", "Runs holding a slot, by workspace", "executingRuns");
+  perWorkspace("oah_workspace_parked_runs", "Runs parked in waiting_tool, by workspace", "parkedRuns");
+}
+
+/** Prometheus metrics of one process: runs, queue wait, workers and HTTP; on an API process, the fleet's workload. */
+export function createMetrics({ slots, openStreams = () => 0, workload }: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
+  if (workload) workloadGauges(registry, workload);
   const submitted = new Counter({
     name: "oah_runs_submitted_total",
     help: "Runs accepted",

@@ -43,10 +43,16 @@ export async function runHost(spec: HostSpec): Promise<void> {
   const config = loadHostConfig(name, spec.adjust);
   const logger = createHostLogger(name, config, spec.logFields);
   let runtime: Runtime | undefined;
-  const metrics = createMetrics(
-    () => runtime?.engine.lifecycle.slots() ?? [],
-    () => runtime?.engine.streams.openStreams ?? 0,
-  );
+  const metrics = createMetrics({
+    slots: () => runtime?.engine.lifecycle.slots() ?? [],
+    openStreams: () => runtime?.engine.streams.openStreams ?? 0,
+    ...(spec.role === "sandbox"
+      ? {}
+      : {
+          workload: async () =>
+            runtime ? runtime.engine.fleet.workload() : { parkedRuns: 0, workspaces: [] },
+        }),
+  });
   runtime = await openRuntime(name, {
     config,
     role: spec.role,

@@ -4,6 +4,19 @@ export function StatusBadge({ status }: { status: RunStatus }) {
   return <span className={`badge status-${status}`}>{status}</span>;
 }
 
+/** A run parked in waiting_tool (metadata.parked): it waits for its tool result without holding a worker. */
+export function ParkedBadge({ parked }: { parked: boolean | undefined }) {
+  if (!parked) return null;
+  return (
+    <span
+      className="badge parked"
+      title="Waiting for its tool result without holding a worker or a slot; any host resumes it when the result arrives"
+    >
+      parked
+    </span>
+  );
+}
+
 export function RecoveryBadge({ state, title }: { state: RecoveryState | null; title?: string }) {
   if (!state) return <span className="muted">—</span>;
   return (

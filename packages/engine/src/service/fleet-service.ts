@@ -1,4 +1,4 @@
-import type { HostOrderAccepted, PoolOverview, Rollout, RolloutInput } from "@oah/contract";
+import type { FleetWorkload, HostOrderAccepted, PoolOverview, Rollout, RolloutInput } from "@oah/contract";
 import { type HostOrder, OahError, ORDERED_STATE } from "@oah/core";
 import { newRolloutId } from "@oah/core/run-id";
 import type { ControllerChannel } from "../coordination/controller-channel";
@@ -11,6 +11,8 @@ export interface FleetServiceOptions {
   orders: HostOrders;
   /** Null where no controller can run (no Redis). */
   controller: ControllerChannel | null;
+  /** What the fleet works on now: parked runs, and each workspace's load. */
+  workload: () => Promise<FleetWorkload>;
   logger: Logger;
 }
 
@@ -22,11 +24,16 @@ export class FleetService {
   constructor(private readonly options: FleetServiceOptions) {}
 
   async poolOverview(): Promise<PoolOverview> {
-    const [pools, controller] = await Promise.all([
+    const [pools, controller, workload] = await Promise.all([
       poolOverview(this.options.pools),
       this.options.controller?.report() ?? null,
+      this.options.workload(),
     ]);
-    return { ...pools, controller };
+    return { ...pools, controller, ...workload };
+  }
+
+  workload(): Promise<FleetWorkload> {
+    return this.options.workload();
   }
 
   cordon(hostId: string): Promise<HostOrderAccepted> {

@@ -1,4 +1,4 @@
-import type { PoolOverview, PoolReport, PoolSample } from "@oah/contract";
+import type { FleetWorkload, PoolOverview, PoolReport, PoolSample } from "@oah/contract";
 
 /** Where the pools' reports are read: the board every live host publishes to, or this process's own pool. */
 export interface PoolReports {
@@ -7,7 +7,9 @@ export interface PoolReports {
 }
 
 /** The pools of every live host, their decisions newest first, and each one's history. */
-export async function poolOverview(pools: PoolReports): Promise<Omit<PoolOverview, "controller">> {
+export async function poolOverview(
+  pools: PoolReports,
+): Promise<Omit<PoolOverview, "controller" | keyof FleetWorkload>> {
   const reports = await pools.reports();
   const history = await Promise.all(
     reports.map(async ({ snapshot }) => ({

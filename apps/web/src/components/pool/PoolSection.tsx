@@ -17,6 +17,7 @@ import { HostPicker } from "./HostPicker";
 import { PoolCharts } from "./PoolCharts";
 import { Slots } from "./Slots";
 import { SnapshotFacts } from "./SnapshotFacts";
+import { Workspaces } from "./Workspaces";
 
 export function PoolSection() {
   const trpc = useTRPC();
@@ -58,6 +59,7 @@ export function PoolSection() {
       ) : (
         <>
           {data ? <Fleet overview={data} readAt={pool.dataUpdatedAt} /> : null}
+          {data ? <Workspaces workload={data} /> : null}
           <HostPicker hosts={hosts} shown={shown.hostId} onChoose={setChosen} />
           {facts ? <SnapshotFacts facts={facts} total={all} /> : null}
           {shown.host ? <Slots host={shown.host} /> : null}

@@ -1,7 +1,7 @@
 import type { Run } from "@oah/contract";
 import type { LiveState } from "@/lib/live/state";
 import { isCancellable, requeueKind } from "@/lib/runs";
-import { RecoveryBadge, StatusBadge } from "../Badges";
+import { ParkedBadge, RecoveryBadge, StatusBadge } from "../Badges";
 import { LiveBadge } from "../live/LiveBadge";
 import type { RunActions } from "./useRunActions";
 
@@ -15,6 +15,7 @@ export function RunHeader({ run, actions, live }: { run: Run; actions: RunAction
       <span data-testid="run-status">
         <StatusBadge status={run.status} />
       </span>
+      <ParkedBadge parked={run.metadata.parked} />
       {run.recoveryState ? <RecoveryBadge state={run.recoveryState} /> : null}
       <LiveBadge state={live} />
       <div className="spacer" />

@@ -4,7 +4,7 @@ import { isRequeueEligible } from "@/lib/runs";
 import { attemptsTitle, quarantineReason } from "@/lib/runs-panel/row";
 import type { RunFilters } from "@/lib/storage-filters/view";
 import { sessionHref } from "@/lib/storage-links";
-import { Code, RecoveryBadge, StatusBadge } from "../Badges";
+import { Code, ParkedBadge, RecoveryBadge, StatusBadge } from "../Badges";
 import { RunId } from "../RunId";
 import { Time } from "../Time";
 import type { Requeues } from "./useRequeues";
@@ -54,7 +54,7 @@ export function RunRow({
         <span className="subtle">#{run.seq}</span>
       </td>
       <td>
-        <StatusBadge status={run.status} />
+        <StatusBadge status={run.status} /> <ParkedBadge parked={run.metadata?.parked} />
       </td>
       <td title={run.errorMessage ?? undefined}>
         <Code>{run.errorCode}</Code>
