@@ -113,7 +113,7 @@ export class MemorySessionQueue implements SessionQueue {
         const entry = state.runs.shift()!;
         const token = `${this.tokenPrefix}-${++this.tokens}`;
         state.lock = { token, expiresAt: this.now() + this.lockTtlMs };
-        return { sessionId, token, entry, readySince };
+        return { sessionId, token, workspaceId: entry.workspaceId, entry, readySince };
       }
     }
     return null;
@@ -130,7 +130,7 @@ export class MemorySessionQueue implements SessionQueue {
     return lost;
   }
 
-  async release(sessionId: string, token: string, options: ReleaseOptions = {}): Promise<boolean> {
+  async release({ sessionId, token }: SessionLock, options: ReleaseOptions = {}): Promise<boolean> {
     const state = this.sessions.get(sessionId);
     if (!state) return false;
     const held = state.lock?.token === token && this.isLocked(state);

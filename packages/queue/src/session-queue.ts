@@ -1,17 +1,17 @@
 import type { QueueEntry, QueuePressure } from "@oah/core";
 
-/** A session taken by one worker: its lock, fenced by `token`, and the run to execute. */
-export interface SessionClaim {
-  sessionId: string;
-  token: string;
-  entry: QueueEntry;
-  /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
-  readySince: number;
-}
-
+/** A session's lock, fenced by `token`, held for a run of `workspaceId` (whose share it counts in). */
 export interface SessionLock {
   sessionId: string;
   token: string;
+  workspaceId: string;
+}
+
+/** A session taken by one worker: its lock, and the run to execute. */
+export interface SessionClaim extends SessionLock {
+  entry: QueueEntry;
+  /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
+  readySince: number;
 }
 
 export interface ReleaseOptions {
@@ -55,7 +55,7 @@ export interface SessionQueue {
    * of the ready set if it has runs and no lock. With a token that no longer holds
    * the lock (recovery of a dead worker's run), only the latter happens.
    */
-  release(sessionId: string, token: string, options?: ReleaseOptions): Promise<boolean>;
+  release(lock: SessionLock, options?: ReleaseOptions): Promise<boolean>;
   /**
    * Makes ready those of these sessions that hold runs while neither locked nor
    * ready: nothing would ever claim them (a wake-up lost to a bug). Returns them.

@@ -1,6 +1,6 @@
 import type { QueueEntry, RunPriority } from "@oah/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionQueue } from "../src";
+import type { SessionLock, SessionQueue } from "../src";
 
 export interface QueueHarness {
   queue: SessionQueue;
@@ -15,15 +15,28 @@ export const LOCK_TTL_MS = 10_000;
 export const SHORT_LOCK_TTL_MS = 400;
 
 let seq = 0;
-function entry(sessionId: string, queueSeq: number, priority: RunPriority = "normal"): QueueEntry {
+function entry(
+  sessionId: string,
+  queueSeq: number,
+  priority: RunPriority = "normal",
+  workspaceId = "default",
+): QueueEntry {
   return {
     runId: `run-${sessionId}-${queueSeq}-${++seq}`,
     sessionId,
+    workspaceId,
     queueSeq,
     priority,
     enqueuedAt: Date.now(),
   };
 }
+
+/** A lock as a dead or mistaken holder names it: a token of its own. */
+const lock = (sessionId: string, token: string): SessionLock => ({
+  sessionId,
+  token,
+  workspaceId: "default",
+});
 
 /** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
 export function sessionQueueContract(
@@ -54,7 +67,7 @@ export function sessionQueueContract(
       for (let i = 0; i < 3; i++) {
         const claim = await q.claim();
         got.push(claim!.entry.runId);
-        await q.release(claim!.sessionId, claim!.token);
+        await q.release(claim!);
       }
       expect(got).toEqual([a1.runId, a2.runId, a3.runId]);
       expect(await q.claim()).toBeNull();
@@ -67,9 +80,9 @@ export function sessionQueueContract(
       expect(new Set([first!.sessionId, second!.sessionId])).toEqual(new Set(["a", "b"]));
       expect(await q.claim()).toBeNull(); // a's second run waits for a's lock
       const a = first!.sessionId === "a" ? first! : second!;
-      expect(await q.release("a", "not-the-token")).toBe(false);
+      expect(await q.release(lock("a", "not-the-token"))).toBe(false);
       expect(await q.claim()).toBeNull();
-      expect(await q.release("a", a.token)).toBe(true);
+      expect(await q.release(a)).toBe(true);
       expect((await q.claim())?.sessionId).toBe("a");
     });
 
@@ -79,7 +92,7 @@ export function sessionQueueContract(
       await q.enqueue([entry("new", 1)]);
       const first = await q.claim();
       expect(first!.sessionId).toBe("old");
-      await q.release(first!.sessionId, first!.token);
+      await q.release(first!);
       // "old" still has a run, but "new" has waited longer since "old" was served.
       expect((await q.claim())!.sessionId).toBe("new");
     });
@@ -96,7 +109,7 @@ export function sessionQueueContract(
       expect(claim).toMatchObject({ sessionId: "a", readySince: expect.any(Number) });
       await h.advance(5);
       const readySince = keepTurn ? claim!.readySince : undefined;
-      await q.release("a", claim!.token, { putBack: claim!.entry, readySince });
+      await q.release(claim!, { putBack: claim!.entry, readySince });
       const claims = [await q.claim(), await q.claim(), await q.claim()];
       expect(claims.map((c) => c?.sessionId)).toEqual(order);
       expect(claims.find((c) => c?.sessionId === "a")!.entry).toEqual(claim!.entry);
@@ -117,7 +130,7 @@ export function sessionQueueContract(
       for (let i = 0; i < 3; i++) {
         const claim = await q.claim();
         order.push(claim!.sessionId);
-        await q.release(claim!.sessionId, claim!.token);
+        await q.release(claim!);
       }
       expect(order.indexOf("single")).toBeLessThanOrEqual(1);
     });
@@ -136,7 +149,7 @@ export function sessionQueueContract(
       await q.enqueue([a2]);
       const claim = await q.claim();
       expect(claim!.entry.runId).toBe(a2.runId);
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       expect(await q.claim()).toBeNull();
       await q.enqueue([a1]);
       expect((await q.claim())!.entry.runId).toBe(a1.runId);
@@ -150,10 +163,10 @@ export function sessionQueueContract(
       const claim = await q.claim();
       expect(claim!.entry.runId).toBe(a2.runId);
       await q.enqueue([a1]);
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       const next = await q.claim();
       expect(next?.entry.runId).toBe(a1.runId);
-      await q.release("a", next!.token);
+      await q.release(next!);
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
@@ -164,7 +177,7 @@ export function sessionQueueContract(
       expect(a!.sessionId).toBe("a");
       // a is locked, b is ready, c holds nothing: none is stranded.
       expect(await q.readyStranded(["a", "b", "c"])).toEqual([]);
-      await q.release("a", a!.token, { putBack: a2, ready: false });
+      await q.release(a!, { putBack: a2, ready: false });
       const b = await q.claim();
       expect(b!.sessionId).toBe("b");
       expect(await q.claim()).toBeNull();
@@ -177,9 +190,9 @@ export function sessionQueueContract(
       const a2 = entry("a", 2);
       await q.enqueue([a2]);
       const claim = await q.claim();
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       expect(await q.claim()).toBeNull();
-      expect(await q.release("a", "a-dead-workers-token")).toBe(false);
+      expect(await q.release(lock("a", "a-dead-workers-token"))).toBe(false);
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
@@ -198,18 +211,18 @@ export function sessionQueueContract(
       await withShortLocks();
       await q.enqueue([entry("a", 1), entry("a", 2)]);
       const claim = await q.claim();
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
-      expect(await q.renewLocks([{ sessionId: "a", token: "other" }])).toEqual(["a"]);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual([]);
+      expect(await q.renewLocks([lock("a", "other")])).toEqual(["a"]);
       await h.advance(SHORT_LOCK_TTL_MS + 50);
       // Expired: a release with any token makes the session claimable by someone else.
-      await q.release("a", "nobody");
+      await q.release(lock("a", "nobody"));
       const taken = await q.claim();
       expect(taken!.sessionId).toBe("a");
       expect(taken!.token).not.toBe(claim!.token);
       // The old holder can neither renew nor release what is now another's.
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual(["a"]);
-      expect(await q.release("a", claim!.token)).toBe(false);
-      expect(await q.renewLocks([{ sessionId: "a", token: taken!.token }])).toEqual([]);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual(["a"]);
+      expect(await q.release(claim!)).toBe(false);
+      expect(await q.renewLocks([lock("a", taken!.token)])).toEqual([]);
     });
 
     it("does not tell a holder whose lock lapsed, while nobody took the session, that it lost it", async () => {
@@ -217,8 +230,8 @@ export function sessionQueueContract(
       await q.enqueue([entry("a", 1)]);
       const claim = await q.claim();
       await h.advance(SHORT_LOCK_TTL_MS + 50);
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
-      expect(await q.release("a", claim!.token)).toBe(false);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual([]);
+      expect(await q.release(claim!)).toBe(false);
     });
 
     it("wakes a waiting worker when a run becomes claimable, and on abort", async () => {
@@ -260,7 +273,7 @@ export function sessionQueueContract(
       // a1 is claimed (a is locked), a2 is held, b1 was never enqueued (or was lost).
       expect(await q.lost([a1, a2, b1])).toEqual([b1.runId]);
       // Released without being put back, as by a holder that died after its lock expired.
-      await q.release("a", claimed!.token);
+      await q.release(claimed!);
       expect(await q.lost([a1, a2, b1])).toEqual([a1.runId, b1.runId]);
     });
 

@@ -91,8 +91,9 @@ export class RedisSessionQueue implements SessionQueue {
       `${this.noncePrefix}${(++this.claims).toString(36)}`,
     )) as [string, string, string, string] | null;
     if (!result) return null;
-    const [sessionId, token, entry, readySince] = result;
-    return { sessionId, token, entry: JSON.parse(entry) as QueueEntry, readySince: Number(readySince) };
+    const [sessionId, token, json, readySince] = result;
+    const entry = JSON.parse(json) as QueueEntry;
+    return { sessionId, token, workspaceId: entry.workspaceId, entry, readySince: Number(readySince) };
   }
 
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
@@ -106,7 +107,7 @@ export class RedisSessionQueue implements SessionQueue {
     )) as string[];
   }
 
-  async release(sessionId: string, token: string, options: ReleaseOptions = {}): Promise<boolean> {
+  async release({ sessionId, token }: SessionLock, options: ReleaseOptions = {}): Promise<boolean> {
     const held = await this.redis.oahRelease(
       ...this.laneKeys,
       this.keys.base,

@@ -50,6 +50,7 @@ describe("Redis session queue specifics", () => {
   const entry = (sessionId: string, queueSeq: number): QueueEntry => ({
     runId: `run-${sessionId}-${queueSeq}`,
     sessionId,
+    workspaceId: "default",
     queueSeq,
     priority: "normal",
     enqueuedAt: Date.now(),
@@ -59,7 +60,7 @@ describe("Redis session queue specifics", () => {
     await queue.enqueue([entry("a", 1), entry("a", 2)]);
     for (let i = 0; i < 2; i++) {
       const claim = await queue.claim();
-      await queue.release(claim!.sessionId, claim!.token);
+      await queue.release(claim!);
     }
     const keys = await t.keys();
     expect(keys.every((k) => k.startsWith(`{${t.prefix}}:`))).toBe(true);
@@ -87,7 +88,7 @@ describe("Redis session queue specifics", () => {
     for (let i = 1; i < hidden.length; i += 2) expect(Number(hidden[i])).toBeGreaterThan(Date.now());
     expect(await queue.pressure()).toMatchObject({ lockedReadySessionCount: 2, readySessionCount: 0 });
     // The lock holder's release makes its session ready at once.
-    expect(await queue.release("locked", "someone")).toBe(true);
+    expect(await queue.release({ sessionId: "locked", token: "someone", workspaceId: "default" })).toBe(true);
     expect((await queue.claim())?.sessionId).toBe("locked");
   });
 
@@ -111,9 +112,9 @@ describe("Redis session queue specifics", () => {
     await redis.del(...(await t.keys()));
     expect(await queue.markLive()).toBe(true);
     // The lock is gone, not taken by another: the holder is not told to stop.
-    expect(await queue.renewLocks([{ sessionId: "f", token: before!.token }])).toEqual([]);
+    expect(await queue.renewLocks([before!])).toEqual([]);
     expect(await redis.get(redisKeys(t.prefix).lock("f"))).toBeNull();
-    expect(await queue.release("f", before!.token)).toBe(false);
+    expect(await queue.release(before!)).toBe(false);
     await queue.enqueue([entry("g", 1)]);
     const after = await queue.claim();
     expect(after!.token.split("-")[0]).toBe(before!.token.split("-")[0]);

@@ -143,11 +143,12 @@ export function decodeStep(row: StepRow, db: JsonDecoder): RunStep {
 }
 
 export function entryOf(
-  row: Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">,
+  row: Pick<RunRow, "id" | "session_id" | "workspace_id" | "queue_seq" | "priority" | "enqueued_at">,
 ): QueueEntry {
   return {
     runId: row.id,
     sessionId: row.session_id,
+    workspaceId: row.workspace_id,
     queueSeq: row.queue_seq,
     priority: row.priority as RunPriority,
     enqueuedAt: row.enqueued_at,

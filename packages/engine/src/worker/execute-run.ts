@@ -123,7 +123,7 @@ export async function executeRun(
 ): Promise<void> {
   const controller = new AbortController();
   const { signal } = controller;
-  host.active.add({ claim, sessionId: run.sessionId, controller });
+  host.active.add({ claim, sessionId: run.sessionId, workspaceId: run.workspaceId, controller });
   const timer = setTimeout(() => controller.abort({ kind: "timeout" }), run.timeoutMs);
   const started = Date.now();
   const workspaceDir = join(host.workspaceRoot, run.workspaceId);

@@ -28,8 +28,10 @@ export async function listQueuedRuns({ db }: OpContext, page: QueuedRunsPage): P
     page.enqueuedBefore === undefined
       ? sql`status IN (${UNFINISHED}) AND ${statusOfRuns} = 'queued' ${after} ORDER BY session_id, queue_seq`
       : sql`status = 'queued' ${after} AND enqueued_at < ${page.enqueuedBefore} ORDER BY enqueued_at`;
-  const rows = await db.all<Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at">>(sql`
-    SELECT id, session_id, queue_seq, priority, enqueued_at FROM runs WHERE ${where} LIMIT ${page.limit}`);
+  const rows = await db.all<
+    Pick<RunRow, "id" | "session_id" | "workspace_id" | "queue_seq" | "priority" | "enqueued_at">
+  >(sql`SELECT id, session_id, workspace_id, queue_seq, priority, enqueued_at FROM runs
+    WHERE ${where} LIMIT ${page.limit}`);
   return rows.map(entryOf);
 }
 
