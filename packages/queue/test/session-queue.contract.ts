@@ -1,6 +1,13 @@
-import type { QueueEntry, RunPriority } from "@oah/core";
+import {
+  DEFAULT_FAIR_SHARE,
+  type FairShare,
+  type FairShareEvent,
+  fairShareOrder,
+  type QueueEntry,
+  type RunPriority,
+} from "@oah/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionLock, SessionQueue } from "../src";
+import type { SessionClaim, SessionLock, SessionQueue } from "../src";
 
 export interface QueueHarness {
   queue: SessionQueue;
@@ -38,10 +45,101 @@ const lock = (sessionId: string, token: string): SessionLock => ({
   workspaceId: "default",
 });
 
+const ready = (workspaceId: string, sessions: number): FairShareEvent => ({
+  kind: "ready",
+  workspaceId,
+  sessions,
+});
+const claims = (n: number): FairShareEvent[] => Array.from({ length: n }, () => ({ kind: "claim" }));
+const release = (workspaceId: string, again = false): FairShareEvent => ({
+  kind: "release",
+  workspaceId,
+  again,
+});
+
+// name, fair share, what happens (@oah/core's reference events: ready sessions of one run,
+// claims, releases), the workspace each claim goes to ("-": none), in @oah/core's
+// reference (fairShareOrder) and in every queue alike.
+const FAIR_ORDER: [string, FairShare, FairShareEvent[], string][] = [
+  [
+    "equal weights: A with 6 sessions and B with 2 alternate while both wait",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 6), ready("B", 2), ...claims(9)],
+    "ABABAAAA-",
+  ],
+  [
+    "weights 3:1 give A 3 claims to B's 1",
+    { weights: { A: 3 }, caps: {} },
+    [ready("A", 9), ready("B", 3), ...claims(12)],
+    "ABAAABAAABAA",
+  ],
+  [
+    "a workspace joining late starts at virtual time, not at 0",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 10), ...claims(4), ready("B", 10), ...claims(6)],
+    "AAAABABABA",
+  ],
+  [
+    "a workspace coming back cannot bank the turns it did not want",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 10), ready("B", 1), ...claims(2), release("B"), ...claims(4), ready("B", 3), ...claims(4)],
+    "ABAAAABABA",
+  ],
+  [
+    "a cap of 2 leaves A's third session unclaimed until a release, and lets B's through",
+    { weights: {}, caps: { A: 2 } },
+    [ready("A", 3), ready("B", 1), ...claims(4), release("A"), ...claims(1)],
+    "ABA-A",
+  ],
+  [
+    "a capped workspace's turns go to the others, and it comes back at virtual time",
+    { weights: {}, caps: { A: 1 } },
+    [ready("A", 3), ready("B", 5), ...claims(4), release("A", true), ...claims(4)],
+    "ABBBABB-",
+  ],
+  [
+    "weights and a cap together",
+    { weights: { A: 2, C: 0.5 }, caps: { B: 1 } },
+    [ready("A", 8), ready("B", 3), ready("C", 4), ...claims(6), release("B", true), ...claims(6)],
+    "ABCAAABACAAA",
+  ],
+  [
+    "when everything is idle, virtual time starts over",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 1), ...claims(1), release("A"), ready("A", 1), ready("B", 1), ...claims(2)],
+    "AAB",
+  ],
+];
+
+/** Plays reference events on a queue; returns the workspace of each claim ("-": none). */
+async function playFairShare(q: SessionQueue, events: readonly FairShareEvent[]): Promise<string> {
+  const held = new Map<string, SessionClaim[]>();
+  let sessions = 0;
+  let order = "";
+  for (const event of events) {
+    if (event.kind === "ready") {
+      const ws = event.workspaceId;
+      await q.enqueue(
+        Array.from({ length: event.sessions }, () => entry(`${ws}-${++sessions}`, 1, "normal", ws)),
+      );
+    } else if (event.kind === "claim") {
+      const claim = await q.claim();
+      order += claim?.workspaceId ?? "-";
+      if (claim) held.set(claim.workspaceId, [...(held.get(claim.workspaceId) ?? []), claim]);
+    } else {
+      const claim = held.get(event.workspaceId)!.shift()!;
+      // A session ready again on its release: it has a run left.
+      if (event.again) await q.enqueue([entry(claim.sessionId, 2, "normal", event.workspaceId)]);
+      expect(await q.release(claim)).toBe(true);
+    }
+  }
+  return order;
+}
+
 /** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
 export function sessionQueueContract(
   name: string,
-  create: (lockTtlMs: number) => Promise<QueueHarness>,
+  create: (lockTtlMs: number, fairShare?: FairShare) => Promise<QueueHarness>,
 ): void {
   describe(`SessionQueue contract: ${name}`, () => {
     let h: QueueHarness;
@@ -280,6 +378,83 @@ export function sessionQueueContract(
     it("marks itself live once", async () => {
       expect(await q.markLive()).toBe(true);
       expect(await q.markLive()).toBe(false);
+    });
+
+    describe("fair shares between workspaces", () => {
+      it.each(FAIR_ORDER)("%s", async (_name, fairShare, events, expected) => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, fairShare);
+        expect(
+          fairShareOrder(fairShare, events)
+            .map((w) => w ?? "-")
+            .join(""),
+        ).toBe(expected);
+        expect(await playFairShare(h.queue, events)).toBe(expected);
+      });
+
+      it("takes a workspace's subagent sessions first, in that workspace's turn only", async () => {
+        await q.enqueue([entry("a-normal", 1, "normal", "A"), entry("b-normal", 1, "normal", "B")]);
+        await h.advance(5);
+        await q.enqueue([entry("a-child", 1, "subagent", "A")]);
+        const order: string[] = [];
+        for (let i = 0; i < 3; i++) order.push((await q.claim())!.sessionId);
+        expect(order).toEqual(["a-child", "b-normal", "a-normal"]);
+      });
+
+      it("takes a workspace's sessions oldest first, a released one to the back of its line", async () => {
+        await q.enqueue([entry("a1", 1, "normal", "A"), entry("a1", 2, "normal", "A")]);
+        await h.advance(5);
+        await q.enqueue([entry("a2", 1, "normal", "A"), entry("b1", 1, "normal", "B")]);
+        const first = await q.claim();
+        expect(first!.sessionId).toBe("a1");
+        await q.release(first!);
+        const order: string[] = [];
+        for (let i = 0; i < 3; i++) order.push((await q.claim())!.sessionId);
+        expect(order).toEqual(["b1", "a2", "a1"]);
+      });
+
+      it("counts ready sessions by workspace, those waiting for a cap too, in the pool's figures as well", async () => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, { weights: {}, caps: { A: 1 } });
+        q = h.queue;
+        await q.enqueue([
+          entry("a1", 1, "normal", "A"),
+          entry("a2", 1, "normal", "A"),
+          entry("a3", 1, "normal", "A"),
+        ]);
+        await q.enqueue([entry("b1", 1, "normal", "B")]);
+        expect((await q.claim())!.workspaceId).toBe("A");
+        expect((await q.claim())!.workspaceId).toBe("B");
+        expect(await q.claim()).toBeNull();
+        expect(await q.readyByWorkspace(10)).toEqual([{ workspaceId: "A", readySessions: 2 }]);
+        expect(await q.pressure()).toMatchObject({ readySessionCount: 2 });
+        await q.enqueue([entry("c1", 1, "normal", "C")]);
+        expect(await q.readyByWorkspace(10)).toEqual([
+          { workspaceId: "A", readySessions: 2 },
+          { workspaceId: "C", readySessions: 1 },
+        ]);
+        expect(await q.readyByWorkspace(1)).toHaveLength(1);
+      });
+
+      it("wakes a waiting worker when a capped workspace can take one more session", async () => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, { weights: {}, caps: { A: 1 } });
+        q = h.queue;
+        await q.enqueue([entry("a1", 1, "normal", "A"), entry("a2", 1, "normal", "A")]);
+        const first = await q.claim();
+        expect(await q.claim()).toBeNull();
+        // The enqueue's announcements, heard by nobody, make one wait return at once.
+        await new Promise((r) => setTimeout(r, 50));
+        await q.waitForWork(new AbortController().signal);
+        const idle = new AbortController();
+        const waiting = q.waitForWork(idle.signal).then(() => "woken");
+        const asleep = (ms: number) => new Promise((r) => setTimeout(() => r("asleep"), ms));
+        expect(await Promise.race([waiting, asleep(50)])).toBe("asleep");
+        await q.release(first!);
+        expect(await Promise.race([waiting, asleep(2_000)])).toBe("woken");
+        expect((await q.claim())?.sessionId).toBe("a2");
+        idle.abort();
+      });
     });
 
     it("reports pressure: ready sessions, the subagent lane, the oldest wait", async () => {
