@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { clientOf } from "./support";
 
 /** Calls `each` on every item, `width` at a time. */
-async function inWaves<T>(items: readonly T[], width: number, each: (item: T, i: number) => Promise<unknown>) {
+async function inWaves<T>(
+  items: readonly T[],
+  width: number,
+  each: (item: T, i: number) => Promise<unknown>,
+) {
   for (let i = 0; i < items.length; i += width)
     await Promise.all(items.slice(i, i + width).map((item, j) => each(item, i + j)));
 }
@@ -25,7 +29,9 @@ const allCompleted = (d: SplitDeployment, n: number) =>
   waitFor(
     `${n} runs completed`,
     async () => {
-      const { rows } = await d.db.query<{ n: number }>("SELECT count(*)::int AS n FROM runs WHERE status = 'completed'");
+      const { rows } = await d.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
+      );
       return rows[0]!.n === n || undefined;
     },
     120_000,
@@ -61,7 +67,10 @@ async function mostAtOnce(d: SplitDeployment, workspaceId: string): Promise<numb
   edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
   let now = 0;
   let most = 0;
-  for (const [, step] of edges) most = Math.max(most, (now += step!));
+  for (const [, step] of edges) {
+    now += step!;
+    most = Math.max(most, now);
+  }
   return most;
 }
 

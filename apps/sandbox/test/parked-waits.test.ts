@@ -18,7 +18,11 @@ const count = async (d: SplitDeployment, where: string): Promise<number> =>
   (await d.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE ${where}`)).rows[0]!.n;
 
 const waitForParked = (d: SplitDeployment, n: number) =>
-  waitFor(`${n} runs parked`, async () => (await count(d, "parked_at IS NOT NULL")) >= n || undefined, 60_000);
+  waitFor(
+    `${n} runs parked`,
+    async () => (await count(d, "parked_at IS NOT NULL")) >= n || undefined,
+    60_000,
+  );
 
 /** A run that waits for the client's `approve`, then outputs `value`. */
 const approval = (value: unknown) => ({
@@ -45,7 +49,8 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
       sandboxEnv: { OAH_WORKERS_MIN: "8", OAH_WORKERS_MAX: "8" },
     });
     const deployment = d;
-    for (let i = 0; i < 2; i++) extraApis.push(await startOah("oah-api", { env: d.env, args: ["--api-only"] }));
+    for (let i = 0; i < 2; i++)
+      extraApis.push(await startOah("oah-api", { env: d.env, args: ["--api-only"] }));
     const apis: OahClient[] = [clientOf(d), ...extraApis.map((p) => createClient({ baseUrl: p.url }))];
 
     const PARKED = 500;
@@ -66,11 +71,16 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
     await waitForParked(d, PARKED);
     await waitForCompleted(d, busy.length);
     await waitFor("the other runs to complete", async () => {
-      return (await count(deployment, "session_id LIKE 'busy-%' AND status = 'completed'")) === busy.length || undefined;
+      return (
+        (await count(deployment, "session_id LIKE 'busy-%' AND status = 'completed'")) === busy.length ||
+        undefined
+      );
     });
 
     // Nothing of a parked session went ahead: its later run waits, queued.
-    expect(await count(d, "session_id LIKE 'parked-%' AND status <> 'waiting_tool' AND status <> 'queued'")).toBe(0);
+    expect(
+      await count(d, "session_id LIKE 'parked-%' AND status <> 'waiting_tool' AND status <> 'queued'"),
+    ).toBe(0);
     for (const run of later) expect((await apis[1]!.get(run.id)).status).toBe("queued");
     const sample = await apis[2]!.get(parked[0]!.id);
     expect(sample).toMatchObject({ status: "waiting_tool", workerId: null, metadata: { parked: true } });
@@ -80,7 +90,9 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
 
     // Each result through one API process, the next through another.
     await inWaves(parked, 50, (run, i) => apis[i % 3]!.submitToolResult(run.id, "approve", { approver: i }));
-    const done = await inWaves(parked, 50, (run, i) => apis[(i + 1) % 3]!.wait(run.id, { timeoutMs: 60_000 }));
+    const done = await inWaves(parked, 50, (run, i) =>
+      apis[(i + 1) % 3]!.wait(run.id, { timeoutMs: 60_000 }),
+    );
     const after = await inWaves(later, 50, (run) => apis[0]!.wait(run.id, { timeoutMs: 60_000 }));
     for (const [i, run] of done.entries()) {
       expect(run).toMatchObject({ status: "completed", output: { session: i }, attempt: 1, metadata: {} });

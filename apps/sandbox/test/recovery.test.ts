@@ -111,54 +111,57 @@ describe("recovery of runs whose worker died", () => {
   it.each([
     ["requeue_running", "quarantined"],
     ["requeue_all", "requeued"],
-  ] as const)("after kill -9 of a run held in waiting_tool (OAH_WAIT_MODE=hold), %s leaves it %s", async (strategy, outcome) => {
-    d = await startSplitDeployment({
-      sandboxes: 1,
-      env: { ...FAST, OAH_WAIT_MODE: "hold", OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
-    });
-    const run = (
-      await clientOf(d).submit("waiting", {
-        input: {
-          steps: [
-            { type: "wait_tool", name: "approve" },
-            { type: "output", value: "approved" },
-          ],
-        },
-      })
-    ).run;
-    await clientOf(d).wait(run.id, { until: ["waiting_tool"] });
-    await crash(d.sandboxes[0]!);
-    await d.addSandbox();
-    if (outcome === "quarantined") {
-      const ended = await clientOf(d).wait(run.id);
-      expect(ended).toMatchObject({
-        status: "failed",
-        errorCode: "worker_recovery_failed",
-        recoveryState: "quarantined",
-        metadata: {
-          recovery: {
-            reason: "waiting_tool_manual_resume_required",
-            deadLetter: { status: "quarantined", reason: "waiting_tool_manual_resume_required" },
-          },
-        },
+  ] as const)(
+    "after kill -9 of a run held in waiting_tool (OAH_WAIT_MODE=hold), %s leaves it %s",
+    async (strategy, outcome) => {
+      d = await startSplitDeployment({
+        sandboxes: 1,
+        env: { ...FAST, OAH_WAIT_MODE: "hold", OAH_STALE_RUN_RECOVERY_STRATEGY: strategy },
       });
-      return;
-    }
-    // Requeued: it runs again from the start and waits for its tool again.
-    const waitingAgain = await waitFor("the run waiting for its tool again", async () => {
-      const again = await clientOf(d!).get(run.id);
-      return again.status === "waiting_tool" && again.attempt === 2 && again;
-    });
-    expect(waitingAgain.metadata).toMatchObject({
-      recoveryAttempts: 1,
-      recovery: { reason: "automatic_requeue" },
-    });
-    await clientOf(d).submitToolResult(run.id, "approve", true);
-    expect(await clientOf(d).wait(run.id)).toMatchObject({
-      status: "completed",
-      output: "approved",
-    });
-  });
+      const run = (
+        await clientOf(d).submit("waiting", {
+          input: {
+            steps: [
+              { type: "wait_tool", name: "approve" },
+              { type: "output", value: "approved" },
+            ],
+          },
+        })
+      ).run;
+      await clientOf(d).wait(run.id, { until: ["waiting_tool"] });
+      await crash(d.sandboxes[0]!);
+      await d.addSandbox();
+      if (outcome === "quarantined") {
+        const ended = await clientOf(d).wait(run.id);
+        expect(ended).toMatchObject({
+          status: "failed",
+          errorCode: "worker_recovery_failed",
+          recoveryState: "quarantined",
+          metadata: {
+            recovery: {
+              reason: "waiting_tool_manual_resume_required",
+              deadLetter: { status: "quarantined", reason: "waiting_tool_manual_resume_required" },
+            },
+          },
+        });
+        return;
+      }
+      // Requeued: it runs again from the start and waits for its tool again.
+      const waitingAgain = await waitFor("the run waiting for its tool again", async () => {
+        const again = await clientOf(d!).get(run.id);
+        return again.status === "waiting_tool" && again.attempt === 2 && again;
+      });
+      expect(waitingAgain.metadata).toMatchObject({
+        recoveryAttempts: 1,
+        recovery: { reason: "automatic_requeue" },
+      });
+      await clientOf(d).submitToolResult(run.id, "approve", true);
+      expect(await clientOf(d).wait(run.id)).toMatchObject({
+        status: "completed",
+        output: "approved",
+      });
+    },
+  );
 
   it("quarantines a run that keeps killing its worker after max attempts; an operator requeues it and it completes", async () => {
     d = await startSplitDeployment({

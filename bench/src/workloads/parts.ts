@@ -130,6 +130,7 @@ async function queueAlone(services: Services, sessions: number, runsPerSession: 
       ({ session, runId }, i) => ({
         runId,
         sessionId: session.id,
+        workspaceId: "default",
         queueSeq: i + 1,
         priority: "normal",
         enqueuedAt: Date.now(),
@@ -148,7 +149,7 @@ async function queueAlone(services: Services, sessions: number, runsPerSession: 
             await queue.waitForWork(stop.signal);
             continue;
           }
-          await queue.release(claim.sessionId, claim.token);
+          await queue.release(claim);
           if (++done === entries.length) stop.abort();
         }
       }),

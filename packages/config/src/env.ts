@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import {
   claimAheadPolicy,
+  type FairShare,
   HOOK_EVENTS,
   HOST_ID_PATTERN,
   isVariedSecret,
@@ -9,6 +10,7 @@ import {
   type StepLimits,
   WAIT_MODES,
   type WaitMode,
+  WORKSPACE_ID_PATTERN,
 } from "@oah/core";
 import { z } from "zod";
 
@@ -48,6 +50,35 @@ const hooksJson = z
     }
   })
   .pipe(z.array(hookSchema).max(64));
+
+/**
+ * A JSON object of workspace ids to numbers that `value` accepts (`what` says which);
+ * built with Object.fromEntries, so that any workspace id, "__proto__" too, is kept.
+ */
+function workspaceNumbersJson(value: z.ZodType<number>, what: string) {
+  return z.string().transform((text, ctx) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      ctx.addIssue({ code: "custom", message: `must be a JSON object of workspace ids to ${what}` });
+      return z.NEVER;
+    }
+    const entries: [string, number][] = [];
+    for (const [workspaceId, raw] of Object.entries(parsed)) {
+      const number = value.safeParse(raw);
+      if (!WORKSPACE_ID_PATTERN.test(workspaceId))
+        ctx.addIssue({ code: "custom", message: `"${workspaceId}" is not a workspace id` });
+      else if (!number.success)
+        ctx.addIssue({ code: "custom", message: `"${workspaceId}": must be ${what}` });
+      else entries.push([workspaceId, number.data]);
+    }
+    return Object.fromEntries(entries);
+  });
+}
 
 /** The environment of SPEC §12, and a few additions of ours (marked). Empty values count as unset. */
 const envSchema = z.object({
@@ -147,6 +178,16 @@ const envSchema = z.object({
     .regex(HOST_ID_PATTERN, { error: "must be 1-128 characters of A-Z a-z 0-9 . _ : -" })
     .optional(),
   OAH_EXIT_WHEN_DRAINED: z.enum(["0", "1", "false", "true"]).default("0"),
+  // Ours: the fair share of the workers between workspaces (SPEC §5): weights, and caps on held sessions.
+  OAH_WORKSPACE_WEIGHTS: workspaceNumbersJson(
+    // A weight so small that its stride, 1 / weight, is no longer finite would stop its passes.
+    z
+      .number()
+      .positive()
+      .refine((weight) => Number.isFinite(1 / weight)),
+    "weights above 0",
+  ).optional(),
+  OAH_WORKSPACE_MAX_CONCURRENT: workspaceNumbersJson(z.int().min(1), "whole numbers of 1 or more").optional(),
 });
 
 export interface OahConfig {
@@ -201,6 +242,8 @@ export interface OahConfig {
   claimAheadRunMs: number;
   /** How runs wait for a client's tool result: parked (their slot freed) or held. */
   waitMode: WaitMode;
+  /** OAH_WORKSPACE_WEIGHTS and OAH_WORKSPACE_MAX_CONCURRENT: how the queue shares workers between workspaces. */
+  fairShare: FairShare;
   shell: ShellMode;
   /** The sandbox of commands (OAH_SHELL on, and OAH_HOOKS commands). */
   sandbox: {
@@ -305,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.OAH_LOG_LEVEL,
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
     waitMode: e.OAH_WAIT_MODE,
+    fairShare: { weights: e.OAH_WORKSPACE_WEIGHTS ?? {}, caps: e.OAH_WORKSPACE_MAX_CONCURRENT ?? {} },
     shell: e.OAH_SHELL,
     sandbox: {
       user: e.OAH_SANDBOX_USER,

@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       workersMin: 2,
       workersMax: 16,
       claimAheadRunMs: 5,
+      fairShare: { weights: {}, caps: {} },
       dataDir: "/srv/oah",
       shell: "on",
       sandbox: {
@@ -65,12 +66,28 @@ describe("loadConfig", () => {
       { sandbox: { user: "oah-steps", network: false, limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
     ],
     [
+      "workspace weights and caps",
+      {
+        OAH_WORKSPACE_WEIGHTS: '{"team-a": 3, "team.b": 0.5}',
+        OAH_WORKSPACE_MAX_CONCURRENT: '{"team-a": 4}',
+      },
+      { fairShare: { weights: { "team-a": 3, "team.b": 0.5 }, caps: { "team-a": 4 } } },
+    ],
+    [
       "Redis makes recovery requeue running runs",
       { OAH_REDIS_URL: "redis://x" },
       { recoveryStrategy: "requeue_running" },
     ],
   ])("accepts %s", (_name, env, expected) => {
     expect(load(env)).toMatchObject(expected);
+  });
+
+  it("keeps a workspace of any valid name, even one named like an Object property", () => {
+    const { fairShare } = load({ OAH_WORKSPACE_WEIGHTS: '{"__proto__": 2, "constructor": 3}' });
+    expect(Object.entries(fairShare.weights)).toEqual([
+      ["__proto__", 2],
+      ["constructor", 3],
+    ]);
   });
 
   it.each([
@@ -110,6 +127,31 @@ describe("loadConfig", () => {
       /OAH_WORKERS_MIN \(9\) is above/,
     ],
     ["a port that is not a number", { OAH_PORT: "http" }, /OAH_PORT/],
+    [
+      "weights that are not JSON",
+      { OAH_WORKSPACE_WEIGHTS: "team-a=3" },
+      /OAH_WORKSPACE_WEIGHTS: must be a JSON object/,
+    ],
+    ["weights as a list", { OAH_WORKSPACE_WEIGHTS: "[3]" }, /OAH_WORKSPACE_WEIGHTS: must be a JSON object/],
+    [
+      "a weight of 0",
+      { OAH_WORKSPACE_WEIGHTS: '{"a": 0}' },
+      /OAH_WORKSPACE_WEIGHTS: "a": must be weights above 0/,
+    ],
+    ["a negative weight", { OAH_WORKSPACE_WEIGHTS: '{"a": -1}' }, /OAH_WORKSPACE_WEIGHTS/],
+    ["an infinite weight", { OAH_WORKSPACE_WEIGHTS: '{"a": 1e400}' }, /OAH_WORKSPACE_WEIGHTS/],
+    ["a weight as text", { OAH_WORKSPACE_WEIGHTS: '{"a": "2"}' }, /OAH_WORKSPACE_WEIGHTS/],
+    [
+      "a weight for a name no workspace can have",
+      { OAH_WORKSPACE_WEIGHTS: '{"../etc": 2}' },
+      /OAH_WORKSPACE_WEIGHTS: "..\/etc" is not a workspace id/,
+    ],
+    [
+      "a cap that is not a whole number",
+      { OAH_WORKSPACE_MAX_CONCURRENT: '{"a": 1.5}' },
+      /OAH_WORKSPACE_MAX_CONCURRENT: "a": must be whole numbers of 1 or more/,
+    ],
+    ["a cap of 0", { OAH_WORKSPACE_MAX_CONCURRENT: '{"a": 0}' }, /OAH_WORKSPACE_MAX_CONCURRENT/],
   ])("refuses %s", (_name, env, message) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(message);

@@ -2,6 +2,7 @@ export * from "./attempt-limit";
 export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";
+export * from "./fair-share";
 export * from "./fleet-sizing";
 export * from "./host-state";
 export * from "./id-patterns";

@@ -5,6 +5,8 @@ export type RunPriority = (typeof RUN_PRIORITIES)[number];
 export interface QueueEntry {
   runId: string;
   sessionId: string;
+  /** The run's workspace: whose fair share its claim counts against. */
+  workspaceId: string;
   /** Position in the session's queue; lower runs first. */
   queueSeq: number;
   priority: RunPriority;

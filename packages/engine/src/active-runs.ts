@@ -5,6 +5,8 @@ export interface ActiveRun {
   /** The store claim; its token is also the session lock's fencing token in the queue. */
   claim: Claim;
   sessionId: string;
+  /** The workspace its session lock counts in (the queue's fair share). */
+  workspaceId: string;
   controller: AbortController;
   /** Set while the run waits for a tool result: called when one may have arrived. */
   toolResultArrived?: () => void;

@@ -49,7 +49,11 @@ export class Heartbeat {
       logger.warn({ err: error, runs: runs.length }, "heartbeat write failed");
     }
     try {
-      const locks = runs.map((r) => ({ sessionId: r.sessionId, token: r.claim.token }));
+      const locks = runs.map((r) => ({
+        sessionId: r.sessionId,
+        token: r.claim.token,
+        workspaceId: r.workspaceId,
+      }));
       const lost = new Set(await queue.renewLocks(locks));
       for (const r of runs) if (lost.has(r.sessionId)) active.abort(r.claim.runId, { kind: "fenced" });
     } catch (error) {

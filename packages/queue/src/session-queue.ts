@@ -1,17 +1,18 @@
 import type { QueueEntry, QueuePressure } from "@oah/core";
+import type { WorkspaceReadySessions } from "./workspace-ready";
 
-/** A session taken by one worker: its lock, fenced by `token`, and the run to execute. */
-export interface SessionClaim {
-  sessionId: string;
-  token: string;
-  entry: QueueEntry;
-  /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
-  readySince: number;
-}
-
+/** A session's lock, fenced by `token`, held for a run of `workspaceId` (whose share it counts in). */
 export interface SessionLock {
   sessionId: string;
   token: string;
+  workspaceId: string;
+}
+
+/** A session taken by one worker: its lock, and the run to execute. */
+export interface SessionClaim extends SessionLock {
+  entry: QueueEntry;
+  /** Since when the session was ready, on the queue's clock: its place in line when claimed. */
+  readySince: number;
 }
 
 export interface ReleaseOptions {
@@ -35,13 +36,16 @@ export interface ReleaseOptions {
 /**
  * Per-session FIFO queues, a ready set of sessions with waiting runs, and one
  * lock per session (SPEC §5). Implemented in process (`memory/`) and over Redis.
+ * Sessions wait in the lanes of their head run's workspace, and claims go to the
+ * workspaces by their fair share (`FairShare` of @oah/core: weights and caps).
  */
 export interface SessionQueue {
   /** Adds runs to their sessions' queues in `queueSeq` order; sessions become ready unless locked. */
   enqueue(entries: readonly QueueEntry[]): Promise<void>;
   /**
-   * Atomically takes the oldest ready session whose lock is free (subagent lane
-   * first), locks it with a fresh token and pops its head run.
+   * Atomically takes, in the claimable workspace whose turn it is (least pass), the
+   * oldest ready session whose lock is free (subagent lane first), locks it with a
+   * fresh token and pops its head run.
    */
   claim(): Promise<SessionClaim | null>;
   /**
@@ -51,11 +55,12 @@ export interface SessionQueue {
    */
   renewLocks(locks: readonly SessionLock[]): Promise<string[]>;
   /**
-   * Drops the lock if the token still holds it; the session goes back to the end
-   * of the ready set if it has runs and no lock. With a token that no longer holds
-   * the lock (recovery of a dead worker's run), only the latter happens.
+   * Drops the lock if the token still holds it, and with it a place in the share of the
+   * lock's workspace; the session goes back to the end of the ready set if it has runs
+   * and no lock. With a token that no longer holds the lock (recovery of a dead worker's
+   * run), only the latter happens.
    */
-  release(sessionId: string, token: string, options?: ReleaseOptions): Promise<boolean>;
+  release(lock: SessionLock, options?: ReleaseOptions): Promise<boolean>;
   /**
    * Makes ready those of these sessions that hold runs while neither locked nor
    * ready: nothing would ever claim them (a wake-up lost to a bug). Returns them.
@@ -71,6 +76,12 @@ export interface SessionQueue {
    */
   nudge(): void;
   pressure(): Promise<QueuePressure>;
+  /**
+   * The ready sessions of up to `limit` workspaces that have any (claimable, or waiting
+   * for their cap), most first; for reports, not the hot path. Which workspaces, when
+   * more than `limit` have some, is the backend's choice.
+   */
+  readyByWorkspace(limit: number): Promise<WorkspaceReadySessions[]>;
   /** Every queued entry, batch by batch (for reconciling the queue with the store). */
   entries(): AsyncIterable<QueueEntry[]>;
   /** How many runs the queue holds. */

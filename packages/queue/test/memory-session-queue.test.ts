@@ -1,9 +1,9 @@
 import { MemorySessionQueue } from "../src";
 import { sessionQueueContract } from "./session-queue.contract";
 
-sessionQueueContract("in-process", async (lockTtlMs) => {
+sessionQueueContract("in-process", async (lockTtlMs, fairShare) => {
   let now = Date.now();
-  const queue = new MemorySessionQueue({ lockTtlMs, now: () => now });
+  const queue = new MemorySessionQueue({ lockTtlMs, now: () => now, fairShare });
   return {
     queue,
     advance: async (ms) => {

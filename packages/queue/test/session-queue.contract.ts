@@ -1,6 +1,13 @@
-import type { QueueEntry, RunPriority } from "@oah/core";
+import {
+  DEFAULT_FAIR_SHARE,
+  type FairShare,
+  type FairShareEvent,
+  fairShareOrder,
+  type QueueEntry,
+  type RunPriority,
+} from "@oah/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionQueue } from "../src";
+import type { SessionClaim, SessionLock, SessionQueue } from "../src";
 
 export interface QueueHarness {
   queue: SessionQueue;
@@ -15,20 +22,124 @@ export const LOCK_TTL_MS = 10_000;
 export const SHORT_LOCK_TTL_MS = 400;
 
 let seq = 0;
-function entry(sessionId: string, queueSeq: number, priority: RunPriority = "normal"): QueueEntry {
+function entry(
+  sessionId: string,
+  queueSeq: number,
+  priority: RunPriority = "normal",
+  workspaceId = "default",
+): QueueEntry {
   return {
     runId: `run-${sessionId}-${queueSeq}-${++seq}`,
     sessionId,
+    workspaceId,
     queueSeq,
     priority,
     enqueuedAt: Date.now(),
   };
 }
 
+/** A lock as a dead or mistaken holder names it: a token of its own. */
+const lock = (sessionId: string, token: string): SessionLock => ({
+  sessionId,
+  token,
+  workspaceId: "default",
+});
+
+const ready = (workspaceId: string, sessions: number): FairShareEvent => ({
+  kind: "ready",
+  workspaceId,
+  sessions,
+});
+const claims = (n: number): FairShareEvent[] => Array.from({ length: n }, () => ({ kind: "claim" }));
+const release = (workspaceId: string, again = false): FairShareEvent => ({
+  kind: "release",
+  workspaceId,
+  again,
+});
+
+// name, fair share, what happens (@oah/core's reference events: ready sessions of one run,
+// claims, releases), the workspace each claim goes to ("-": none), in @oah/core's
+// reference (fairShareOrder) and in every queue alike.
+const FAIR_ORDER: [string, FairShare, FairShareEvent[], string][] = [
+  [
+    "equal weights: A with 6 sessions and B with 2 alternate while both wait",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 6), ready("B", 2), ...claims(9)],
+    "ABABAAAA-",
+  ],
+  [
+    "weights 3:1 give A 3 claims to B's 1",
+    { weights: { A: 3 }, caps: {} },
+    [ready("A", 9), ready("B", 3), ...claims(12)],
+    "ABAAABAAABAA",
+  ],
+  [
+    "a workspace joining late starts at virtual time, not at 0",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 10), ...claims(4), ready("B", 10), ...claims(6)],
+    "AAAABABABA",
+  ],
+  [
+    "a workspace coming back cannot bank the turns it did not want",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 10), ready("B", 1), ...claims(2), release("B"), ...claims(4), ready("B", 3), ...claims(4)],
+    "ABAAAABABA",
+  ],
+  [
+    "a cap of 2 leaves A's third session unclaimed until a release, and lets B's through",
+    { weights: {}, caps: { A: 2 } },
+    [ready("A", 3), ready("B", 1), ...claims(4), release("A"), ...claims(1)],
+    "ABA-A",
+  ],
+  [
+    "a capped workspace's turns go to the others, and it comes back at virtual time",
+    { weights: {}, caps: { A: 1 } },
+    [ready("A", 3), ready("B", 5), ...claims(4), release("A", true), ...claims(4)],
+    "ABBBABB-",
+  ],
+  [
+    "weights and a cap together",
+    { weights: { A: 2, C: 0.5 }, caps: { B: 1 } },
+    [ready("A", 8), ready("B", 3), ready("C", 4), ...claims(6), release("B", true), ...claims(6)],
+    "ABCAAABACAAA",
+  ],
+  [
+    "when everything is idle, virtual time starts over",
+    DEFAULT_FAIR_SHARE,
+    [ready("A", 1), ...claims(1), release("A"), ready("A", 1), ready("B", 1), ...claims(2)],
+    "AAB",
+  ],
+];
+
+/** Plays reference events on a queue; returns the workspace of each claim ("-": none). */
+async function playFairShare(q: SessionQueue, events: readonly FairShareEvent[]): Promise<string> {
+  const held = new Map<string, SessionClaim[]>();
+  let sessions = 0;
+  let order = "";
+  for (const event of events) {
+    if (event.kind === "ready") {
+      const ws = event.workspaceId;
+      await q.enqueue(
+        Array.from({ length: event.sessions }, () => entry(`${ws}-${++sessions}`, 1, "normal", ws)),
+      );
+    } else if (event.kind === "claim") {
+      const claim = await q.claim();
+      order += claim?.workspaceId ?? "-";
+      if (claim) held.set(claim.workspaceId, [...(held.get(claim.workspaceId) ?? []), claim]);
+    } else {
+      const claim = held.get(event.workspaceId)!.shift()!;
+      // A session ready again on its release: it has a run left.
+      if (event.again) await q.enqueue([entry(claim.sessionId, 2, "normal", event.workspaceId)]);
+      expect(await q.release(claim)).toBe(true);
+    }
+  }
+  return order;
+}
+
 /** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
 export function sessionQueueContract(
   name: string,
-  create: (lockTtlMs: number) => Promise<QueueHarness>,
+  create: (lockTtlMs: number, fairShare?: FairShare) => Promise<QueueHarness>,
 ): void {
   describe(`SessionQueue contract: ${name}`, () => {
     let h: QueueHarness;
@@ -54,7 +165,7 @@ export function sessionQueueContract(
       for (let i = 0; i < 3; i++) {
         const claim = await q.claim();
         got.push(claim!.entry.runId);
-        await q.release(claim!.sessionId, claim!.token);
+        await q.release(claim!);
       }
       expect(got).toEqual([a1.runId, a2.runId, a3.runId]);
       expect(await q.claim()).toBeNull();
@@ -67,9 +178,9 @@ export function sessionQueueContract(
       expect(new Set([first!.sessionId, second!.sessionId])).toEqual(new Set(["a", "b"]));
       expect(await q.claim()).toBeNull(); // a's second run waits for a's lock
       const a = first!.sessionId === "a" ? first! : second!;
-      expect(await q.release("a", "not-the-token")).toBe(false);
+      expect(await q.release(lock("a", "not-the-token"))).toBe(false);
       expect(await q.claim()).toBeNull();
-      expect(await q.release("a", a.token)).toBe(true);
+      expect(await q.release(a)).toBe(true);
       expect((await q.claim())?.sessionId).toBe("a");
     });
 
@@ -79,7 +190,7 @@ export function sessionQueueContract(
       await q.enqueue([entry("new", 1)]);
       const first = await q.claim();
       expect(first!.sessionId).toBe("old");
-      await q.release(first!.sessionId, first!.token);
+      await q.release(first!);
       // "old" still has a run, but "new" has waited longer since "old" was served.
       expect((await q.claim())!.sessionId).toBe("new");
     });
@@ -96,7 +207,7 @@ export function sessionQueueContract(
       expect(claim).toMatchObject({ sessionId: "a", readySince: expect.any(Number) });
       await h.advance(5);
       const readySince = keepTurn ? claim!.readySince : undefined;
-      await q.release("a", claim!.token, { putBack: claim!.entry, readySince });
+      await q.release(claim!, { putBack: claim!.entry, readySince });
       const claims = [await q.claim(), await q.claim(), await q.claim()];
       expect(claims.map((c) => c?.sessionId)).toEqual(order);
       expect(claims.find((c) => c?.sessionId === "a")!.entry).toEqual(claim!.entry);
@@ -117,7 +228,7 @@ export function sessionQueueContract(
       for (let i = 0; i < 3; i++) {
         const claim = await q.claim();
         order.push(claim!.sessionId);
-        await q.release(claim!.sessionId, claim!.token);
+        await q.release(claim!);
       }
       expect(order.indexOf("single")).toBeLessThanOrEqual(1);
     });
@@ -136,7 +247,7 @@ export function sessionQueueContract(
       await q.enqueue([a2]);
       const claim = await q.claim();
       expect(claim!.entry.runId).toBe(a2.runId);
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       expect(await q.claim()).toBeNull();
       await q.enqueue([a1]);
       expect((await q.claim())!.entry.runId).toBe(a1.runId);
@@ -150,10 +261,10 @@ export function sessionQueueContract(
       const claim = await q.claim();
       expect(claim!.entry.runId).toBe(a2.runId);
       await q.enqueue([a1]);
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       const next = await q.claim();
       expect(next?.entry.runId).toBe(a1.runId);
-      await q.release("a", next!.token);
+      await q.release(next!);
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
@@ -164,7 +275,7 @@ export function sessionQueueContract(
       expect(a!.sessionId).toBe("a");
       // a is locked, b is ready, c holds nothing: none is stranded.
       expect(await q.readyStranded(["a", "b", "c"])).toEqual([]);
-      await q.release("a", a!.token, { putBack: a2, ready: false });
+      await q.release(a!, { putBack: a2, ready: false });
       const b = await q.claim();
       expect(b!.sessionId).toBe("b");
       expect(await q.claim()).toBeNull();
@@ -177,9 +288,9 @@ export function sessionQueueContract(
       const a2 = entry("a", 2);
       await q.enqueue([a2]);
       const claim = await q.claim();
-      await q.release("a", claim!.token, { putBack: a2, ready: false });
+      await q.release(claim!, { putBack: a2, ready: false });
       expect(await q.claim()).toBeNull();
-      expect(await q.release("a", "a-dead-workers-token")).toBe(false);
+      expect(await q.release(lock("a", "a-dead-workers-token"))).toBe(false);
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
@@ -198,18 +309,18 @@ export function sessionQueueContract(
       await withShortLocks();
       await q.enqueue([entry("a", 1), entry("a", 2)]);
       const claim = await q.claim();
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
-      expect(await q.renewLocks([{ sessionId: "a", token: "other" }])).toEqual(["a"]);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual([]);
+      expect(await q.renewLocks([lock("a", "other")])).toEqual(["a"]);
       await h.advance(SHORT_LOCK_TTL_MS + 50);
       // Expired: a release with any token makes the session claimable by someone else.
-      await q.release("a", "nobody");
+      await q.release(lock("a", "nobody"));
       const taken = await q.claim();
       expect(taken!.sessionId).toBe("a");
       expect(taken!.token).not.toBe(claim!.token);
       // The old holder can neither renew nor release what is now another's.
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual(["a"]);
-      expect(await q.release("a", claim!.token)).toBe(false);
-      expect(await q.renewLocks([{ sessionId: "a", token: taken!.token }])).toEqual([]);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual(["a"]);
+      expect(await q.release(claim!)).toBe(false);
+      expect(await q.renewLocks([lock("a", taken!.token)])).toEqual([]);
     });
 
     it("does not tell a holder whose lock lapsed, while nobody took the session, that it lost it", async () => {
@@ -217,8 +328,8 @@ export function sessionQueueContract(
       await q.enqueue([entry("a", 1)]);
       const claim = await q.claim();
       await h.advance(SHORT_LOCK_TTL_MS + 50);
-      expect(await q.renewLocks([{ sessionId: "a", token: claim!.token }])).toEqual([]);
-      expect(await q.release("a", claim!.token)).toBe(false);
+      expect(await q.renewLocks([lock("a", claim!.token)])).toEqual([]);
+      expect(await q.release(claim!)).toBe(false);
     });
 
     it("wakes a waiting worker when a run becomes claimable, and on abort", async () => {
@@ -260,13 +371,90 @@ export function sessionQueueContract(
       // a1 is claimed (a is locked), a2 is held, b1 was never enqueued (or was lost).
       expect(await q.lost([a1, a2, b1])).toEqual([b1.runId]);
       // Released without being put back, as by a holder that died after its lock expired.
-      await q.release("a", claimed!.token);
+      await q.release(claimed!);
       expect(await q.lost([a1, a2, b1])).toEqual([a1.runId, b1.runId]);
     });
 
     it("marks itself live once", async () => {
       expect(await q.markLive()).toBe(true);
       expect(await q.markLive()).toBe(false);
+    });
+
+    describe("fair shares between workspaces", () => {
+      it.each(FAIR_ORDER)("%s", async (_name, fairShare, events, expected) => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, fairShare);
+        expect(
+          fairShareOrder(fairShare, events)
+            .map((w) => w ?? "-")
+            .join(""),
+        ).toBe(expected);
+        expect(await playFairShare(h.queue, events)).toBe(expected);
+      });
+
+      it("takes a workspace's subagent sessions first, in that workspace's turn only", async () => {
+        await q.enqueue([entry("a-normal", 1, "normal", "A"), entry("b-normal", 1, "normal", "B")]);
+        await h.advance(5);
+        await q.enqueue([entry("a-child", 1, "subagent", "A")]);
+        const order: string[] = [];
+        for (let i = 0; i < 3; i++) order.push((await q.claim())!.sessionId);
+        expect(order).toEqual(["a-child", "b-normal", "a-normal"]);
+      });
+
+      it("takes a workspace's sessions oldest first, a released one to the back of its line", async () => {
+        await q.enqueue([entry("a1", 1, "normal", "A"), entry("a1", 2, "normal", "A")]);
+        await h.advance(5);
+        await q.enqueue([entry("a2", 1, "normal", "A"), entry("b1", 1, "normal", "B")]);
+        const first = await q.claim();
+        expect(first!.sessionId).toBe("a1");
+        await q.release(first!);
+        const order: string[] = [];
+        for (let i = 0; i < 3; i++) order.push((await q.claim())!.sessionId);
+        expect(order).toEqual(["b1", "a2", "a1"]);
+      });
+
+      it("counts ready sessions by workspace, those waiting for a cap too, in the pool's figures as well", async () => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, { weights: {}, caps: { A: 1 } });
+        q = h.queue;
+        await q.enqueue([
+          entry("a1", 1, "normal", "A"),
+          entry("a2", 1, "normal", "A"),
+          entry("a3", 1, "normal", "A"),
+        ]);
+        await q.enqueue([entry("b1", 1, "normal", "B")]);
+        expect((await q.claim())!.workspaceId).toBe("A");
+        expect((await q.claim())!.workspaceId).toBe("B");
+        expect(await q.claim()).toBeNull();
+        expect(await q.readyByWorkspace(10)).toEqual([{ workspaceId: "A", readySessions: 2 }]);
+        expect(await q.pressure()).toMatchObject({ readySessionCount: 2 });
+        await q.enqueue([entry("c1", 1, "normal", "C")]);
+        expect(await q.readyByWorkspace(10)).toEqual([
+          { workspaceId: "A", readySessions: 2 },
+          { workspaceId: "C", readySessions: 1 },
+        ]);
+        expect(await q.readyByWorkspace(1)).toHaveLength(1);
+      });
+
+      it("wakes a waiting worker when a capped workspace can take one more session", async () => {
+        await h.dispose();
+        h = await create(LOCK_TTL_MS, { weights: {}, caps: { A: 1 } });
+        q = h.queue;
+        await q.enqueue([entry("a1", 1, "normal", "A"), entry("a2", 1, "normal", "A")]);
+        const first = await q.claim();
+        expect(await q.claim()).toBeNull();
+        // The enqueue's announcements, heard by nobody, make one wait return at once.
+        await new Promise((r) => setTimeout(r, 50));
+        await q.waitForWork(new AbortController().signal);
+        const idle = new AbortController();
+        const waiting = q.waitForWork(idle.signal).then(() => "woken");
+        const asleep = (ms: number) => new Promise((r) => setTimeout(() => r("asleep"), ms));
+        expect(await Promise.race([waiting, asleep(50)])).toBe("asleep");
+        await q.release(first!);
+        expect(await Promise.race([waiting, asleep(2_000)])).toBe("woken");
+        expect((await q.claim())?.sessionId).toBe("a2");
+        idle.abort();
+      });
     });
 
     it("reports pressure: ready sessions, the subagent lane, the oldest wait", async () => {

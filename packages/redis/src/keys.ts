@@ -1,3 +1,5 @@
+import type { RunPriority } from "@oah/core";
+
 /**
  * Key names. Every key carries the same hash tag, `{prefix}`, so that the
  * scripts, which touch a session's keys and the ready set together, run on a
@@ -10,6 +12,23 @@ export function redisKeys(prefix: string) {
     base,
     readySubagent: `${base}ready:subagent`,
     readyNormal: `${base}ready:normal`,
+    /** A workspace's sessions of a ready lane (lua/includes/workspace-keys.lua builds them). */
+    workspaceLane: (workspaceId: string, priority: RunPriority) => `${base}wready:${workspaceId}:${priority}`,
+    /** sessionId → the workspace whose lanes the session is in. */
+    sessionWorkspace: `${base}session-ws`,
+    /**
+     * The claimable workspaces by pass, and virtual time (the pass of the workspace last
+     * served, before its stride) as the score of the member ""; the other workspaces
+     * waiting, by when they may be claimable.
+     */
+    workspaces: `${base}workspaces`,
+    workspacesAsleep: `${base}workspaces-asleep`,
+    /** The passes kept by workspaces that left the claimable set ahead of virtual time. */
+    passes: `${base}passes`,
+    /** A fair-share configuration, by its digest (lua/includes/fair-share.lua). */
+    fairShare: (digest: string) => `${base}fair-share:${digest}`,
+    /** The sessions whose lock a capped workspace holds, by the lock's expiry. */
+    heldLocks: (workspaceId: string) => `${base}held:${workspaceId}`,
     /** runId → entry JSON of every queued run. */
     entries: `${base}entries`,
     /** Present while Redis holds the queue's state; its absence means the state was lost. */

@@ -1,14 +1,17 @@
 import { randomBytes } from "node:crypto";
-import type { QueueEntry } from "@oah/core";
+import { DEFAULT_FAIR_SHARE, type FairShare, type QueueEntry } from "@oah/core";
 import {
+  byReadySessions,
   type QueuePressure,
   type ReleaseOptions,
   type SessionClaim,
   type SessionLock,
   type SessionQueue,
   Waiters,
+  type WorkspaceReadySessions,
 } from "@oah/queue";
 import { type RedisClient, subscriberOf } from "./client";
+import { FairShareConfig } from "./fair-share-config";
 import { type RedisKeys, redisKeys } from "./keys";
 import { defineScripts, type ScriptedRedis } from "./scripts";
 
@@ -17,10 +20,19 @@ export interface RedisSessionQueueOptions {
   redis: RedisClient;
   prefix: string;
   lockTtlMs: number;
+  /** Weights and caps by workspace (default: equal weights, no caps); the same on every host. */
+  fairShare?: FairShare;
 }
 
-/** Ready entries a claim may drop (locked or empty) before it gives up on a lane. */
+/** Ready entries and workspaces a claim may look at (dropping locked or empty entries) before it gives up. */
 const CLAIM_MAX_SCAN = 32;
+/**
+ * Workspaces whose sleep is due (a lapsed lock's) that a claim wakes first, the next
+ * claims waking the rest: every claim that finds no workspace claimable, and one in
+ * CLAIM_WAKE_EVERY of the others, lest a workspace woken late wait behind busy ones.
+ */
+const CLAIM_MAX_WAKE = 4;
+const CLAIM_WAKE_EVERY = 8;
 /** Ready entries per lane the pressure read inspects for locked and empty sessions. */
 const PRESSURE_SAMPLE = 100;
 /**
@@ -35,6 +47,7 @@ export class RedisSessionQueue implements SessionQueue {
   private readonly subscriber: RedisClient;
   private readonly keys: RedisKeys;
   private readonly lockTtlMs: number;
+  private readonly fairShare: FairShareConfig;
   private readonly waiters = new Waiters();
   private subscribedOnce = false;
   private readonly subscription: Promise<void>;
@@ -66,6 +79,7 @@ export class RedisSessionQueue implements SessionQueue {
       () => {},
     );
     this.lockTtlMs = options.lockTtlMs;
+    this.fairShare = new FairShareConfig(options.fairShare ?? DEFAULT_FAIR_SHARE);
   }
 
   private get laneKeys(): string[] {
@@ -75,57 +89,88 @@ export class RedisSessionQueue implements SessionQueue {
 
   async enqueue(entries: readonly QueueEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.oahEnqueue(...this.laneKeys, this.keys.base, ...entries.map((e) => JSON.stringify(e)));
+    const json = entries.map((e) => JSON.stringify(e));
+    await this.fairShare.call((...share) =>
+      this.redis.oahEnqueue(...this.laneKeys, this.keys.base, ...share, ...json),
+    );
   }
 
   async claim(): Promise<SessionClaim | null> {
-    const k = this.keys;
-    const result = (await this.redis.oahClaim(
-      k.readySubagent,
-      k.readyNormal,
-      k.entries,
-      k.fence,
-      k.base,
-      this.lockTtlMs,
-      CLAIM_MAX_SCAN,
-      `${this.noncePrefix}${(++this.claims).toString(36)}`,
-    )) as [string, string, string, string] | null;
+    const nonce = `${this.noncePrefix}${(++this.claims).toString(36)}`;
+    const maxWake = this.claims % CLAIM_WAKE_EVERY === 0 ? CLAIM_MAX_WAKE : 0;
+    const result = (await this.fairShare.call((...share) =>
+      this.redis.oahClaim(
+        ...this.laneKeys,
+        this.keys.fence,
+        this.keys.base,
+        ...share,
+        this.lockTtlMs,
+        CLAIM_MAX_SCAN,
+        maxWake,
+        nonce,
+      ),
+    )) as [string, string, string, string, string] | null;
     if (!result) return null;
-    const [sessionId, token, entry, readySince] = result;
-    return { sessionId, token, entry: JSON.parse(entry) as QueueEntry, readySince: Number(readySince) };
+    const [sessionId, token, entry, readySince, workspaceId] = result;
+    return {
+      sessionId,
+      token,
+      workspaceId,
+      entry: JSON.parse(entry) as QueueEntry,
+      readySince: Number(readySince),
+    };
   }
 
   async renewLocks(locks: readonly SessionLock[]): Promise<string[]> {
     if (locks.length === 0) return [];
-    return (await this.redis.oahRenewLocks(
-      this.keys.readySubagent,
-      this.keys.readyNormal,
-      this.keys.base,
-      this.lockTtlMs,
-      ...locks.flatMap((l) => [l.sessionId, l.token]),
+    const triples = locks.flatMap((l) => [l.sessionId, l.token, l.workspaceId]);
+    const k = this.keys;
+    return (await this.fairShare.call((...share) =>
+      this.redis.oahRenewLocks(k.readySubagent, k.readyNormal, k.base, ...share, this.lockTtlMs, ...triples),
     )) as string[];
   }
 
-  async release(sessionId: string, token: string, options: ReleaseOptions = {}): Promise<boolean> {
-    const held = await this.redis.oahRelease(
-      ...this.laneKeys,
-      this.keys.base,
-      sessionId,
-      token,
-      options.putBack ? JSON.stringify(options.putBack) : "",
-      options.ready === false ? "0" : "1",
-      options.readySince === undefined ? "" : String(options.readySince),
+  async release(lock: SessionLock, options: ReleaseOptions = {}): Promise<boolean> {
+    const held = await this.fairShare.call((...share) =>
+      this.redis.oahRelease(
+        ...this.laneKeys,
+        this.keys.base,
+        ...share,
+        lock.sessionId,
+        lock.token,
+        lock.workspaceId,
+        options.putBack ? JSON.stringify(options.putBack) : "",
+        options.ready === false ? "0" : "1",
+        options.readySince === undefined ? "" : String(options.readySince),
+      ),
     );
     return held === 1;
   }
 
   async remove(sessionId: string, runId: string): Promise<boolean> {
-    return (await this.redis.oahRemove(...this.laneKeys, this.keys.base, sessionId, runId)) === 1;
+    const removed = await this.fairShare.call((...share) =>
+      this.redis.oahRemove(...this.laneKeys, this.keys.base, ...share, sessionId, runId),
+    );
+    return removed === 1;
   }
 
   async readyStranded(sessionIds: readonly string[]): Promise<string[]> {
     if (sessionIds.length === 0) return [];
-    return (await this.redis.oahReadyStranded(...this.laneKeys, this.keys.base, ...sessionIds)) as string[];
+    return (await this.fairShare.call((...share) =>
+      this.redis.oahReadyStranded(...this.laneKeys, this.keys.base, ...share, ...sessionIds),
+    )) as string[];
+  }
+
+  async readyByWorkspace(limit: number): Promise<WorkspaceReadySessions[]> {
+    const k = this.keys;
+    const pairs = (await this.redis.oahReadyByWorkspace(k.workspaces, k.workspacesAsleep, k.base, limit)) as (
+      | string
+      | number
+    )[];
+    const found: WorkspaceReadySessions[] = [];
+    for (let i = 0; i < pairs.length; i += 2)
+      found.push({ workspaceId: pairs[i] as string, readySessions: Number(pairs[i + 1]) });
+    return found.sort(byReadySessions);
   }
 
   /** Resolves once this process hears wake announcements. */

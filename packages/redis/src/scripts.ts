@@ -3,24 +3,38 @@ import type { RedisClient } from "./client";
 import claim from "./lua/claim-4.lua";
 import enqueue from "./lua/enqueue-3.lua";
 import fencedHset from "./lua/fenced-hset-2.lua";
-import markReady from "./lua/includes/mark-ready.lua";
+import fairShare from "./lua/includes/fair-share.lua";
+import lanes from "./lua/includes/lanes.lua";
+import numberArgs from "./lua/includes/number-args.lua";
+import placement from "./lua/includes/placement.lua";
 import serverTime from "./lua/includes/server-time.lua";
+import settle from "./lua/includes/settle.lua";
+import workspaceKeys from "./lua/includes/workspace-keys.lua";
 import leaderLease from "./lua/leader-lease-2.lua";
 import pressure from "./lua/pressure-3.lua";
+import readyByWorkspace from "./lua/ready-by-workspace-2.lua";
 import readyStranded from "./lua/ready-stranded-3.lua";
 import release from "./lua/release-3.lua";
 import releaseHeld from "./lua/release-held-1.lua";
 import remove from "./lua/remove-3.lua";
 import renewLocks from "./lua/renew-locks-2.lua";
 
-const INCLUDES: Record<string, string> = { "mark-ready": markReady, "server-time": serverTime };
+const INCLUDES: Record<string, string> = {
+  "fair-share": fairShare,
+  lanes,
+  "number-args": numberArgs,
+  placement,
+  "server-time": serverTime,
+  settle,
+  "workspace-keys": workspaceKeys,
+};
 
-/** Expands `--@include name` lines with the shared fragments of lua/includes/. */
+/** Expands `--@include name` lines with the shared fragments of lua/includes/, theirs too. */
 export function expandIncludes(source: string): string {
   return source.replace(/^--@include ([\w-]+)$/gm, (_, name: string) => {
     const fragment = INCLUDES[name];
     if (fragment === undefined) throw new Error(`unknown Lua include ${name}`);
-    return fragment;
+    return expandIncludes(fragment);
   });
 }
 
@@ -34,6 +48,7 @@ const SCRIPTS = {
   oahRemove: { numberOfKeys: 3, lua: remove },
   oahPressure: { numberOfKeys: 3, lua: pressure },
   oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
+  oahReadyByWorkspace: { numberOfKeys: 2, lua: readyByWorkspace },
   oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
   oahLeaderLease: { numberOfKeys: 2, lua: leaderLease },
   oahFencedHset: { numberOfKeys: 2, lua: fencedHset },

@@ -1,4 +1,4 @@
-import type { QueueEntry } from "@oah/core";
+import type { FairShare, QueueEntry } from "@oah/core";
 import { sessionQueueContract } from "@oah/queue/contract";
 import {
   createTestRedis,
@@ -12,8 +12,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisSessionQueue, redisKeys } from "../src";
 
 /** The contract's harness over a connection of either kind, a prefix of its own on it. */
-async function harness(redis: Redis | Cluster, prefix: string, lockTtlMs: number, cleanUp = async () => {}) {
-  const queue = new RedisSessionQueue({ redis, prefix, lockTtlMs });
+async function harness(
+  redis: Redis | Cluster,
+  prefix: string,
+  lockTtlMs: number,
+  fairShare: FairShare | undefined,
+  cleanUp = async () => {},
+) {
+  const queue = new RedisSessionQueue({ redis, prefix, lockTtlMs, fairShare });
   await queue.whenSubscribed();
   return {
     queue,
@@ -26,9 +32,9 @@ async function harness(redis: Redis | Cluster, prefix: string, lockTtlMs: number
   };
 }
 
-sessionQueueContract("Redis", async (lockTtlMs) => {
+sessionQueueContract("Redis", async (lockTtlMs, fairShare) => {
   const t = await createTestRedis();
-  return harness(new Redis(t.url), t.prefix, lockTtlMs, () => t.dispose());
+  return harness(new Redis(t.url), t.prefix, lockTtlMs, fairShare, () => t.dispose());
 });
 
 describe("Redis session queue specifics", () => {
@@ -47,9 +53,10 @@ describe("Redis session queue specifics", () => {
     await t.dispose();
   });
 
-  const entry = (sessionId: string, queueSeq: number): QueueEntry => ({
+  const entry = (sessionId: string, queueSeq: number, workspaceId = "default"): QueueEntry => ({
     runId: `run-${sessionId}-${queueSeq}`,
     sessionId,
+    workspaceId,
     queueSeq,
     priority: "normal",
     enqueuedAt: Date.now(),
@@ -59,18 +66,52 @@ describe("Redis session queue specifics", () => {
     await queue.enqueue([entry("a", 1), entry("a", 2)]);
     for (let i = 0; i < 2; i++) {
       const claim = await queue.claim();
-      await queue.release(claim!.sessionId, claim!.token);
+      await queue.release(claim!);
     }
     const keys = await t.keys();
     expect(keys.every((k) => k.startsWith(`{${t.prefix}}:`))).toBe(true);
     expect(keys).toEqual([`{${t.prefix}}:fence`]);
   });
 
+  it("keeps the fair share's keys under the hash tag too, and only the configuration once drained", async () => {
+    const k = redisKeys(t.prefix);
+    const fair = new RedisSessionQueue({
+      redis,
+      prefix: t.prefix,
+      lockTtlMs: 5_000,
+      fairShare: { weights: { A: 2 }, caps: { A: 1 } },
+    });
+    await fair.enqueue([entry("a", 1, "A"), entry("a", 2, "A"), entry("c", 1, "A"), entry("b", 1, "B")]);
+    const held = [await fair.claim(), await fair.claim()];
+    expect(held.map((c) => c?.workspaceId)).toEqual(["A", "B"]);
+    const inFlight = await t.keys();
+    expect(inFlight.every((key) => key.startsWith(`{${t.prefix}}:`))).toBe(true);
+    expect(inFlight).toEqual(
+      expect.arrayContaining([
+        k.workspaceLane("A", "normal"),
+        k.sessionWorkspace,
+        k.workspacesAsleep,
+        k.heldLocks("A"),
+        k.workspaces,
+        k.passes,
+      ]),
+    );
+    const configuration = inFlight.filter((key) => key.startsWith(k.fairShare("")));
+    expect(configuration).toHaveLength(1);
+    for (const claim of held) await fair.release(claim!);
+    for (let claim = await fair.claim(); claim; claim = await fair.claim()) await fair.release(claim);
+    expect(await fair.size()).toBe(0);
+    expect((await t.keys()).sort()).toEqual([...configuration, k.fence].sort());
+  });
+
   it("hides locked ready entries until their lock expires and drops empty ones, counting both in pressure", async () => {
     const k = redisKeys(t.prefix);
     await queue.enqueue([entry("fresh", 1)]);
-    // Dirty entries older than the fresh session: one locked by someone, one with no runs left.
+    // Dirty entries older than the fresh session, in the lanes of its workspace too: one
+    // locked by someone, one with no runs left.
     await redis.zadd(k.readyNormal, "1", "locked", "2", "empty");
+    await redis.zadd(k.workspaceLane("default", "normal"), "1", "locked", "2", "empty");
+    await redis.hset(k.sessionWorkspace, "locked", "default", "empty", "default");
     await redis.zadd(k.queue("locked"), "1", "run-locked-1");
     await redis.hset(k.entries, "run-locked-1", JSON.stringify(entry("locked", 1)));
     await redis.set(k.lock("locked"), "someone", "PX", 5_000);
@@ -87,7 +128,7 @@ describe("Redis session queue specifics", () => {
     for (let i = 1; i < hidden.length; i += 2) expect(Number(hidden[i])).toBeGreaterThan(Date.now());
     expect(await queue.pressure()).toMatchObject({ lockedReadySessionCount: 2, readySessionCount: 0 });
     // The lock holder's release makes its session ready at once.
-    expect(await queue.release("locked", "someone")).toBe(true);
+    expect(await queue.release({ sessionId: "locked", token: "someone", workspaceId: "default" })).toBe(true);
     expect((await queue.claim())?.sessionId).toBe("locked");
   });
 
@@ -103,6 +144,54 @@ describe("Redis session queue specifics", () => {
     await short.close();
   });
 
+  it("frees a capped workspace's slot when its holder's lock lapses, with no release", async () => {
+    const short = new RedisSessionQueue({
+      redis,
+      prefix: t.prefix,
+      lockTtlMs: 300,
+      fairShare: { weights: {}, caps: { A: 1 } },
+    });
+    await short.enqueue([entry("a1", 1, "A"), entry("a2", 1, "A"), entry("b1", 1, "B")]);
+    const first = await short.claim();
+    expect(first?.sessionId).toBe("a1");
+    expect((await short.claim())?.sessionId).toBe("b1");
+    expect(await short.claim()).toBeNull();
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await short.claim())?.sessionId).toBe("a2");
+    // The dead holder's late release frees nothing that is not its own.
+    expect(await short.release(first!)).toBe(false);
+    expect(await redis.zrange(redisKeys(t.prefix).heldLocks("A"), "0", "-1")).toEqual(["a2"]);
+    await short.close();
+  });
+
+  it("runs every call with its own host's fair share, stored again after a flush", async () => {
+    const k = redisKeys(t.prefix);
+    const capped = new RedisSessionQueue({
+      redis,
+      prefix: t.prefix,
+      lockTtlMs: 5_000,
+      fairShare: { weights: { A: 0.5 }, caps: { A: 1 } },
+    });
+    const configuration = async () => (await t.keys()).filter((key) => key.startsWith(k.fairShare("")));
+    await capped.enqueue([entry("a1", 1, "A"), entry("a2", 1, "A")]);
+    const [stored] = await configuration();
+    expect(await redis.hgetall(stored!)).toMatchObject({ "weight:A": "0.5", "cap:A": "1" });
+    expect((await capped.claim())?.sessionId).toBe("a1");
+    expect(await capped.claim()).toBeNull();
+    // A host with no fair share configured applies its own, equal weights and no caps
+    // (stored nowhere), to each workspace from the next change of its sessions on.
+    await queue.enqueue([entry("a3", 1, "A")]);
+    expect(await configuration()).toEqual([stored]);
+    expect((await queue.claim())?.sessionId).toBe("a2");
+    // After a flush, the configuration comes back with the next call that needs it.
+    await redis.del(...(await t.keys()));
+    await capped.enqueue([entry("a4", 1, "A"), entry("a5", 1, "A")]);
+    expect(await redis.hgetall(stored!)).toMatchObject({ "cap:A": "1" });
+    expect((await capped.claim())?.sessionId).toBe("a4");
+    expect(await capped.claim()).toBeNull();
+    await capped.close();
+  });
+
   it("survives a flush: a vanished lock does not stop its holder, and tokens never repeat", async () => {
     await queue.markLive();
     await queue.enqueue([entry("f", 1)]);
@@ -111,9 +200,9 @@ describe("Redis session queue specifics", () => {
     await redis.del(...(await t.keys()));
     expect(await queue.markLive()).toBe(true);
     // The lock is gone, not taken by another: the holder is not told to stop.
-    expect(await queue.renewLocks([{ sessionId: "f", token: before!.token }])).toEqual([]);
+    expect(await queue.renewLocks([before!])).toEqual([]);
     expect(await redis.get(redisKeys(t.prefix).lock("f"))).toBeNull();
-    expect(await queue.release("f", before!.token)).toBe(false);
+    expect(await queue.release(before!)).toBe(false);
     await queue.enqueue([entry("g", 1)]);
     const after = await queue.claim();
     expect(after!.token.split("-")[0]).toBe(before!.token.split("-")[0]);
@@ -163,7 +252,7 @@ describe("Redis session queue specifics", () => {
 // The same contract on a real three-node Redis Cluster: every key of a prefix in one slot.
 let cluster: Promise<TestRedisCluster> | undefined;
 afterAll(async () => (await cluster)?.stop());
-sessionQueueContract("Redis Cluster", async (lockTtlMs) => {
+sessionQueueContract("Redis Cluster", async (lockTtlMs, fairShare) => {
   cluster ??= startRedisCluster();
-  return harness(new Cluster((await cluster).nodes), newTestPrefix(), lockTtlMs);
+  return harness(new Cluster((await cluster).nodes), newTestPrefix(), lockTtlMs, fairShare);
 });

@@ -175,14 +175,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     orders = new RedisHostOrders(redis, config.redisPrefix);
     controller = new RedisControllerChannel(redis, config.redisPrefix);
     leases = new RedisHostLeases(redis, config.redisPrefix);
-    queue = new RedisSessionQueue({ redis, prefix: config.redisPrefix, lockTtlMs: config.sessionLockTtlMs });
+    queue = new RedisSessionQueue({
+      redis,
+      prefix: config.redisPrefix,
+      lockTtlMs: config.sessionLockTtlMs,
+      fairShare: config.fairShare,
+    });
     signals = new RedisRunSignalBus(redis, config.redisPrefix);
     events = new RedisEventBus(redis, config.redisPrefix);
     maintenanceLock = new RedisMaintenanceLock(redis, config.redisPrefix);
     board = new RedisPoolBoard(redis, config.redisPrefix);
     registry = new RedisWorkerRegistry(redis, config.redisPrefix);
   } else {
-    queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs });
+    queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs, fairShare: config.fairShare });
     signals = new LocalRunSignalBus();
     events = new LocalEventBus();
   }

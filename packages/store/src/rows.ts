@@ -147,11 +147,15 @@ export function decodeStep(row: StepRow, db: JsonDecoder): RunStep {
 
 /** A run's place in its session's queue: queued, or parked with its tool result (to be resumed). */
 export function entryOf(
-  row: Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at" | "parked_at">,
+  row: Pick<
+    RunRow,
+    "id" | "session_id" | "workspace_id" | "queue_seq" | "priority" | "enqueued_at" | "parked_at"
+  >,
 ): QueueEntry {
   return {
     runId: row.id,
     sessionId: row.session_id,
+    workspaceId: row.workspace_id,
     queueSeq: row.queue_seq,
     priority: row.priority as RunPriority,
     enqueuedAt: row.enqueued_at,

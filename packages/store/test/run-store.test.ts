@@ -181,9 +181,13 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     ]);
   });
 
-  it("lists queued runs in queue order, page by page", async () => {
+  it("lists queued runs in queue order, page by page, as entries that name their workspace", async () => {
     const ids: string[] = [];
-    for (const s of ["q-b", "q-a", "q-b", "q-a"]) ids.push((await store.createRun(newRun(s))).run.id);
+    for (const s of ["q-b", "q-a", "q-b", "q-a"]) {
+      const created = await store.createRun(newRun(s, { workspaceId: `ws-${s}` }));
+      expect(created.queueEntry.workspaceId).toBe(`ws-${s}`);
+      ids.push(created.run.id);
+    }
     const all = [];
     let after: { sessionId: string; queueSeq: number } | undefined;
     for (;;) {
@@ -195,7 +199,12 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     }
     const mine = all.filter((e) => e.sessionId.startsWith("q-"));
     expect(mine.map((e) => e.runId)).toEqual([ids[1], ids[3], ids[0], ids[2]]);
-    expect(mine[0]).toMatchObject({ sessionId: "q-a", queueSeq: 1, priority: "normal" });
+    expect(mine[0]).toMatchObject({
+      sessionId: "q-a",
+      workspaceId: "ws-q-a",
+      queueSeq: 1,
+      priority: "normal",
+    });
   });
 
   it("recovers a stale run: fail closed, or requeue at the front of its session", async () => {

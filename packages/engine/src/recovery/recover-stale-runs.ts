@@ -51,7 +51,11 @@ export async function recoverRun(
   if (recovered.queueEntry) await queue.enqueue([recovered.queueEntry]);
   // Frees the session lock if the stale execution still holds it (token-checked, so a live
   // owner is never robbed), and makes the session ready for its next run.
-  await queue.release(run.sessionId, recovered.previousClaimToken ?? "");
+  await queue.release({
+    sessionId: run.sessionId,
+    token: recovered.previousClaimToken ?? "",
+    workspaceId: run.workspaceId,
+  });
   const { action } = recovered;
   options.logger.warn(
     {

@@ -143,7 +143,7 @@ export async function executeRun(
 ): Promise<void> {
   const controller = new AbortController();
   const { signal } = controller;
-  host.active.add({ claim, sessionId: run.sessionId, controller });
+  host.active.add({ claim, sessionId: run.sessionId, workspaceId: run.workspaceId, controller });
   // The run's deadline counts from its start, across parks and resumes.
   const deadline = Date.parse(run.startedAt ?? run.createdAt) + run.timeoutMs;
   const timer = setTimeout(() => controller.abort({ kind: "timeout" }), Math.max(0, deadline - Date.now()));

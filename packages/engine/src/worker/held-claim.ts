@@ -54,7 +54,7 @@ export class HeldClaim {
     if (!claim) return;
     try {
       // It has not had its turn: its session takes back its place in line.
-      await this.host.queue.release(claim.sessionId, claim.token, {
+      await this.host.queue.release(claim, {
         putBack: claim.entry,
         readySince: claim.readySince,
       });

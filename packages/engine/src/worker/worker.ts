@@ -124,16 +124,16 @@ export class Worker {
       await this.held?.putBack();
       this.held = null;
       await sleep(STORE_BACKOFF_MS);
-      await queue.release(sessionId, token, { putBack: entry, ...keepTurn });
+      await queue.release(claim, { putBack: entry, ...keepTurn });
       return;
     }
     if (start.kind === "blocked") {
       // An earlier run of the session is unfinished: wait for it instead of overtaking it.
-      await queue.release(sessionId, token, { putBack: entry, ready: false, ...keepTurn });
+      await queue.release(claim, { putBack: entry, ready: false, ...keepTurn });
       return;
     }
     if (start.kind !== "started") {
-      await queue.release(sessionId, token, keepTurn);
+      await queue.release(claim, keepTurn);
       return;
     }
     const queueWaitMs = Date.now() - entry.enqueuedAt;
@@ -149,7 +149,7 @@ export class Worker {
     this.host.settling.track(
       executeRun(this.host, start.run, { runId: entry.runId, token }, executed, start.resumed).finally(() =>
         queue
-          .release(sessionId, token)
+          .release(claim)
           .catch((error: unknown) =>
             logger.warn({ err: error, sessionId }, "could not release a session; its lock will expire"),
           ),

@@ -1,24 +1,24 @@
 -- Adds runs to their sessions' queues (ordered by queueSeq, duplicates ignored)
 -- and makes the sessions ready.
 -- KEYS: readySub, readyNormal, entries
--- ARGV: base, entry JSON...
-local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
-local base = ARGV[1]
+-- ARGV: base, fair-share digest, fair-share configuration or "", entry JSON...
 --@include server-time
---@include mark-ready
-local now = serverNow()
+--@include lanes
+--@include settle
+--@include placement
 
 -- Sessions become ready in the order of their first entry in the call (pairs() over a
 -- table would follow hash order).
-local touched, order = {}, {}
-for i = 2, #ARGV do
+local seen, order = {}, {}
+for i = 4, #ARGV do
   local session = addEntry(ARGV[i])
-  if session and not touched[session] then
-    touched[session] = true
+  if session and not seen[session] then
+    seen[session] = true
     table.insert(order, session)
   end
 end
 for _, session in ipairs(order) do
-  markReady(session, now)
+  place(session)
 end
+settleTouched()
 return 0

@@ -1,36 +1,50 @@
--- Drops a session lock if the token still holds it; puts back an entry that did not
--- start; makes the session ready again (at the back of the line, or at the place it
--- had when claimed if its run did not start), or, told not to,
--- takes it out of the lanes until its missing earlier run is enqueued or ends. An
--- earlier run enqueued while the lock was held is the head now: then it is ready.
+-- Drops a session lock if the token still holds it (and its place among its workspace's
+-- held locks); puts back an entry that did not start; makes the session ready again (at
+-- the back of the line, or at the place it had when claimed if its run did not start),
+-- or, told not to, takes it out of the lanes until its missing earlier run is enqueued or
+-- ends. An earlier run enqueued while the lock was held is the head now: then it is ready.
 -- KEYS: readySub, readyNormal, entries
--- ARGV: base, sessionId, token, putBack entry JSON or "", ready "1" | "0", ready score to
--- take back (a claim whose run did not start: it keeps its place in line) or ""
+-- ARGV: base, fair-share digest, fair-share configuration or "", sessionId, token, the
+-- lock's workspaceId, putBack entry JSON or "", ready "1" | "0", ready score to take back
+-- (a claim whose run did not start: it keeps its place in line) or ""
 -- Returns 1 when the token held the lock.
-local readySub, readyNormal, entries = KEYS[1], KEYS[2], KEYS[3]
-local base, session, token = ARGV[1], ARGV[2], ARGV[3]
+local session, token, lockWs = ARGV[4], ARGV[5], ARGV[6]
 --@include server-time
---@include mark-ready
-local now = serverNow()
+--@include lanes
+--@include settle
+--@include placement
 
 local held = 0
 local lock = base .. "lock:" .. session
 if redis.call("GET", lock) == token then
   redis.call("DEL", lock)
+  -- Held locks are kept for capped workspaces only: none without a configuration.
+  if fairShareConfigured then
+    redis.call("ZREM", heldLocks(lockWs), session)
+  end
+  touch(lockWs, false)
   held = 1
 end
-local ready = ARGV[5] == "1"
-if ARGV[4] ~= "" then
-  addEntry(ARGV[4])
+local ready = ARGV[8] == "1"
+if ARGV[7] ~= "" then
+  addEntry(ARGV[7])
   if not ready then
-    local head = redis.call("ZRANGE", base .. "queue:" .. session, 0, 0)[1]
-    ready = head ~= cjson.decode(ARGV[4]).runId
+    local head = redis.call("ZRANGE", base .. "queue:" .. session, "0", "0")[1]
+    ready = head ~= cjson.decode(ARGV[7]).runId
   end
 end
 if ready then
-  markReady(session, now, tonumber(ARGV[6]))
+  place(session, tonumber(ARGV[9]), held == 1)
 elseif redis.call("EXISTS", lock) == 0 then
-  redis.call("ZREM", readySub, session)
-  redis.call("ZREM", readyNormal, session)
+  unplace(session)
+end
+settleTouched()
+-- A capped workspace that may take one more session now: its ready sessions were
+-- announced when they became ready, maybe while it could take none.
+if held == 1 and fairShareConfigured then
+  local _, cap = fairShareOf(lockWs)
+  if cap and redis.call("ZRANK", workspaces, lockWs) then
+    redis.call("PUBLISH", wakeChannel, "1")
+  end
 end
 return held

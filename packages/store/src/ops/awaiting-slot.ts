@@ -10,8 +10,11 @@ import type { OpContext } from "./context";
  * second term repeats the predicate of runs_resumable_idx literally, as SQLite needs to use it.
  */
 const RESUMABLE = sql.raw("parked_at IS NOT NULL AND tool_result IS NOT NULL");
-const ENTRY_COLUMNS = sql.raw("id, session_id, queue_seq, priority, enqueued_at, parked_at");
-type EntryRow = Pick<RunRow, "id" | "session_id" | "queue_seq" | "priority" | "enqueued_at" | "parked_at">;
+const ENTRY_COLUMNS = sql.raw("id, session_id, workspace_id, queue_seq, priority, enqueued_at, parked_at");
+type EntryRow = Pick<
+  RunRow,
+  "id" | "session_id" | "workspace_id" | "queue_seq" | "priority" | "enqueued_at" | "parked_at"
+>;
 
 /**
  * The queue entries of runs awaiting a slot in queue order (session, then queueSeq), for
