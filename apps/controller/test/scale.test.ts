@@ -70,7 +70,13 @@ describe("oah-controller and parked runs", () => {
       runs.push(body.run.id);
     }
     await expect.poll(async () => (await f.pool()).parkedRuns, { timeout: 30_000 }).toBe(40);
-    // Forty sessions wait, on two slots: held, they would have grown the fleet to its max at once.
+    // Queued, the 40 sessions may have grown the fleet; parked, they hold no slot: it goes back to
+    // one sandbox and stays there (held, 40 waiting runs would keep it at its max).
+    await expect
+      .poll(async () => [(await f.pool()).controller?.desiredReplicas, f.sandboxPids().length], {
+        timeout: 60_000,
+      })
+      .toEqual([1, 1]);
     const seen: number[] = [];
     const until = Date.now() + 3_000;
     while (Date.now() < until) {

@@ -84,9 +84,16 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
     for (const run of later) expect((await apis[1]!.get(run.id)).status).toBe("queued");
     const sample = await apis[2]!.get(parked[0]!.id);
     expect(sample).toMatchObject({ status: "waiting_tool", workerId: null, metadata: { parked: true } });
-    const pool = await apis[0]!.pool();
+    // The host's next snapshot shows all 8 workers idle beside the 500 parked runs.
+    const pool = await waitFor("the host's workers idle", async () => {
+      const overview = await apis[0]!.pool();
+      return overview.hosts[0]?.busyWorkers === 0 && overview;
+    });
     expect(pool.parkedRuns).toBe(PARKED);
-    expect(pool.hosts[0]).toMatchObject({ busyWorkers: 0, activeWorkers: 8 });
+    expect(pool.hosts[0]).toMatchObject({ activeWorkers: 8 });
+    expect(pool.workspaces).toEqual([
+      { workspaceId: "default", readySessions: 0, executingRuns: 0, parkedRuns: PARKED },
+    ]);
 
     // Each result through one API process, the next through another.
     await inWaves(parked, 50, (run, i) => apis[i % 3]!.submitToolResult(run.id, "approve", { approver: i }));
@@ -122,7 +129,9 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
       50,
       async (_, i) => (await c.submit(`crash-parked-${i}`, approval(i))).run,
     );
-    const deadline = (await c.submit("crash-parked-deadline", { ...approval("late"), timeoutMs: 5_000 })).run;
+    // Its deadline falls after the checks below, made while it is parked like the others.
+    const deadline = (await c.submit("crash-parked-deadline", { ...approval("late"), timeoutMs: 12_000 }))
+      .run;
     await waitForParked(d, 101);
 
     expect(await d.sandboxes[0]!.stop("SIGKILL")).toBe("SIGKILL");

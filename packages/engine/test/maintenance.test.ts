@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localMaintenanceLock, type MaintenanceLock, silentLogger } from "../src";
 import { Maintenance } from "../src/maintenance/maintenance";
+import { PARKED_TIMEOUT_INTERVAL_MS } from "../src/maintenance/parked-timeouts";
 import type { MaintenanceContext, MaintenanceTask } from "../src/maintenance/task";
 import { MAINTENANCE_PLUGINS } from "../src/maintenance/tasks";
 
@@ -127,19 +128,24 @@ describe("the maintenance tasks", () => {
     },
   });
 
-  it("recover stale runs first, then refill the queue, then reconcile it", () => {
+  it("recover stale runs first, then refill the queue, then reconcile it, then end parked runs past their deadline", () => {
     expect(MAINTENANCE_PLUGINS.map((plugin) => plugin(context(false)).name)).toEqual([
       "stale-runs",
       "queue-refill",
       "queue-reconcile",
+      "parked-timeouts",
     ]);
   });
 
   it.each([
-    [false, 15_000],
-    [true, 0],
-  ])("with an exclusive owner %s, run every %i ms after the start", (exclusiveOwner, intervalMs) => {
-    for (const plugin of MAINTENANCE_PLUGINS)
-      expect(plugin(context(exclusiveOwner)).intervalMs).toBe(intervalMs);
+    [false, { "stale-runs": 15_000, "queue-refill": 15_000, "queue-reconcile": 15_000 }],
+    // One process owns every run: nobody else's to watch after its start. Parked runs still time out.
+    [true, { "stale-runs": 0, "queue-refill": 0, "queue-reconcile": 0 }],
+  ])("with an exclusive owner %s, run at these intervals after the start", (exclusiveOwner, intervals) => {
+    const expected = { ...intervals, "parked-timeouts": PARKED_TIMEOUT_INTERVAL_MS };
+    const got = Object.fromEntries(
+      MAINTENANCE_PLUGINS.map((plugin) => plugin(context(exclusiveOwner))).map((t) => [t.name, t.intervalMs]),
+    );
+    expect(got).toEqual(expected);
   });
 });
