@@ -8,5 +8,6 @@ import type { SessionQueue } from "@oah/queue";
  */
 export async function parkedRunEnded(queue: SessionQueue, runs: readonly Pick<Run, "id" | "sessionId">[]) {
   for (const run of runs) await queue.remove(run.sessionId, run.id);
-  if (runs.length > 0) await queue.readyStranded([...new Set(runs.map((r) => r.sessionId))]);
+  if (runs.length > 0)
+    await queue.readyStranded([...new Set(runs.map((r) => r.sessionId))], { blockerEnded: true });
 }

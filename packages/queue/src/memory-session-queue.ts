@@ -15,7 +15,8 @@ import { WorkspaceTurns } from "./workspace-turns";
 interface SessionState {
   /** Waiting runs, ascending queueSeq. */
   runs: QueueEntry[];
-  lock: { token: string; expiresAt: number; workspaceId: string } | null;
+  /** `readyOnRelease`: the session's blocker ended while it was locked (readyStranded). */
+  lock: { token: string; expiresAt: number; workspaceId: string; readyOnRelease?: boolean } | null;
   /** The workspace whose lanes the session is in, while it is ready. */
   readyIn: string | undefined;
 }
@@ -219,11 +220,13 @@ export class MemorySessionQueue implements SessionQueue {
     if (!state) return false;
     const held = state.lock?.token === lock.token && this.isLocked(state);
     const heldFor = state.lock?.workspaceId;
+    const blockerEnded = state.lock?.token === lock.token && state.lock.readyOnRelease === true;
     if (state.lock?.token === lock.token) this.dropLock(state);
     if (options.putBack) this.insert(state, options.putBack);
     // An earlier run enqueued while the lock was held is the head now: it need not wait.
     const earlierArrived = options.putBack !== undefined && state.runs[0]?.runId !== options.putBack.runId;
-    if (options.ready !== false || earlierArrived) this.markReady(lock.sessionId, state, options.readySince);
+    if (options.ready !== false || earlierArrived || blockerEnded)
+      this.markReady(lock.sessionId, state, options.readySince);
     this.forget(lock.sessionId, state);
     this.settleTouched();
     // A capped workspace that may take one more session now: its ready sessions were
@@ -245,10 +248,14 @@ export class MemorySessionQueue implements SessionQueue {
     return true;
   }
 
-  async readyStranded(sessionIds: readonly string[]): Promise<string[]> {
+  async readyStranded(
+    sessionIds: readonly string[],
+    options: { blockerEnded?: boolean } = {},
+  ): Promise<string[]> {
     const stranded: string[] = [];
     for (const sessionId of sessionIds) {
       const state = this.sessions.get(sessionId);
+      if (state && this.isLocked(state) && options.blockerEnded) state.lock!.readyOnRelease = true;
       if (!state || state.runs.length === 0 || this.isLocked(state) || state.readyIn !== undefined) continue;
       this.markReady(sessionId, state);
       stranded.push(sessionId);

@@ -64,8 +64,11 @@ export interface SessionQueue {
   /**
    * Makes ready those of these sessions that hold runs while neither locked nor
    * ready: nothing would ever claim them (a wake-up lost to a bug). Returns them.
+   * `blockerEnded`: their earlier run has just ended outside any claim (a parked run
+   * cancelled or timed out); a session locked now is then made ready when its lock is
+   * released, even by a holder that says "not ready" (whose run that earlier one blocked).
    */
-  readyStranded(sessionIds: readonly string[]): Promise<string[]>;
+  readyStranded(sessionIds: readonly string[], options?: { blockerEnded?: boolean }): Promise<string[]>;
   /** Takes a run out of its session's queue (a queued run was cancelled). */
   remove(sessionId: string, runId: string): Promise<boolean>;
   /** Resolves when a session may be claimable, or when `signal` aborts. Push, never a polling period. */

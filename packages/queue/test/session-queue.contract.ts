@@ -284,6 +284,27 @@ export function sessionQueueContract(
       expect((await q.claim())!.entry.runId).toBe(a2.runId);
     });
 
+    it("makes ready at its release a session whose blocker ended while a claim held it, even if told not to", async () => {
+      // a1 is parked (unfinished, out of the queue); a2 was claimed and will be found blocked behind it.
+      const a2 = entry("a", 2);
+      await q.enqueue([a2]);
+      const claim = await q.claim();
+      // a1 ends (cancelled) meanwhile: a is locked, so it is not made ready now...
+      expect(await q.readyStranded(["a"], { blockerEnded: true })).toEqual([]);
+      // ...but by the release of the claim that found a2 blocked.
+      await q.release(claim!, { putBack: a2, ready: false });
+      expect((await q.claim())?.entry.runId).toBe(a2.runId);
+    });
+
+    it("without its blocker ending, a session told not ready at release waits, even if looked at while locked", async () => {
+      const a2 = entry("a", 2);
+      await q.enqueue([a2]);
+      const claim = await q.claim();
+      expect(await q.readyStranded(["a"])).toEqual([]);
+      await q.release(claim!, { putBack: a2, ready: false });
+      expect(await q.claim()).toBeNull();
+    });
+
     it("a release with a token that holds nothing still makes a waiting session ready", async () => {
       const a2 = entry("a", 2);
       await q.enqueue([a2]);

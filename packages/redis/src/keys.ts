@@ -38,6 +38,8 @@ export function redisKeys(prefix: string) {
     /** Pub/sub channel announcing each session that became ready, to wake idle workers. */
     wakeChannel: `${base}wake`,
     lock: (sessionId: string) => `${base}lock:${sessionId}`,
+    /** Set, as long as the lock lasts, when a locked session's blocker ended: its release makes it ready. */
+    readyOnRelease: (sessionId: string) => `${base}ready-on-release:${sessionId}`,
     queue: (sessionId: string) => `${base}queue:${sessionId}`,
     /** Pub/sub channel of run signals (cancel requests, tool results). */
     signalChannel: `${base}signals`,

@@ -154,10 +154,14 @@ export class RedisSessionQueue implements SessionQueue {
     return removed === 1;
   }
 
-  async readyStranded(sessionIds: readonly string[]): Promise<string[]> {
+  async readyStranded(
+    sessionIds: readonly string[],
+    options: { blockerEnded?: boolean } = {},
+  ): Promise<string[]> {
     if (sessionIds.length === 0) return [];
+    const blockerEnded = options.blockerEnded ? "1" : "0";
     return (await this.fairShare.call((...share) =>
-      this.redis.oahReadyStranded(...this.laneKeys, this.keys.base, ...share, ...sessionIds),
+      this.redis.oahReadyStranded(...this.laneKeys, this.keys.base, ...share, blockerEnded, ...sessionIds),
     )) as string[];
   }
 

@@ -2,7 +2,8 @@
 -- held locks); puts back an entry that did not start; makes the session ready again (at
 -- the back of the line, or at the place it had when claimed if its run did not start),
 -- or, told not to, takes it out of the lanes until its missing earlier run is enqueued or
--- ends. An earlier run enqueued while the lock was held is the head now: then it is ready.
+-- ends. An earlier run enqueued while the lock was held is the head now: then it is ready;
+-- so it is when that earlier run ended meanwhile (ready-stranded's mark).
 -- KEYS: readySub, readyNormal, entries
 -- ARGV: base, fair-share digest, fair-share configuration or "", sessionId, token, the
 -- lock's workspaceId, putBack entry JSON or "", ready "1" | "0", ready score to take back
@@ -26,6 +27,10 @@ if redis.call("GET", lock) == token then
   held = 1
 end
 local ready = ARGV[8] == "1"
+-- The mark of a blocker that ended is this lock's: taken by the release that frees it.
+if redis.call("EXISTS", lock) == 0 and redis.call("DEL", base .. "ready-on-release:" .. session) == 1 then
+  ready = true
+end
 if ARGV[7] ~= "" then
   addEntry(ARGV[7])
   if not ready then
