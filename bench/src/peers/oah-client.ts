@@ -16,6 +16,7 @@ const UNFINISHED_REPORT = `SELECT id, session_id, seq, status, attempt, worker_i
   heartbeat_at, recovery_state FROM runs WHERE status NOT IN ${TERMINAL} ORDER BY enqueued_at LIMIT 10`;
 
 interface RunRow {
+  session_id?: string;
   status: string;
   enqueued_at: number | string;
   started_at: number | string | null;
@@ -36,6 +37,7 @@ export interface RunsReader {
 
 /** A finished run's timestamps, as the bench compares them. */
 export const timing = (r: RunRow): JobTiming => ({
+  ...(r.session_id === undefined ? {} : { sessionId: r.session_id }),
   enqueuedAt: Number(r.enqueued_at),
   startedAt: Number(r.started_at),
   endedAt: Number(r.ended_at),
@@ -70,7 +72,7 @@ export function postgresReader(url: string): RunsReader {
     },
     async completed() {
       const { rows } = await pool.query<RunRow>(
-        "SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
+        "SELECT session_id, status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
       );
       return rows.map(timing);
     },
@@ -117,7 +119,9 @@ export function sqliteReader(dataDir: string): RunsReader {
     },
     async completed() {
       const rows = open()
-        .prepare("SELECT status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'")
+        .prepare(
+          "SELECT session_id, status, enqueued_at, started_at, ended_at FROM runs WHERE status = 'completed'",
+        )
         .all() as RunRow[];
       return rows.map(timing);
     },

@@ -10,6 +10,8 @@ export interface JobSpec {
 
 /** Times of one finished job, epoch ms, from the peer's own records. */
 export interface JobTiming {
+  /** Its session, where the peer's records keep it (oah). */
+  sessionId?: string;
   /** When the job entered the queue (oah: runs.enqueued_at; BullMQ: job.timestamp; graphile: job.run_at). */
   enqueuedAt: number;
   /** When a worker started it (oah: runs.started_at; BullMQ: job.processedOn; graphile: the task's first line). */

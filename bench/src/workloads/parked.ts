@@ -1,8 +1,10 @@
 // (p) Parked waits: 500 × 20 no-op runs drained by one oah-sandbox of 8 slots (split,
-// Redis + PostgreSQL), alone and beside 5,000 sessions whose runs are parked waiting for a
-// tool result that never comes. The parking runs are queued first in the same bulk
-// submission, so that they park before the first no-op run starts. A parked run holds no
-// slot: the no-op runs' throughput should not change, nor the sandbox's memory.
+// Redis + PostgreSQL), beside 5,000 sessions whose runs are parked waiting for a tool
+// result that never comes, and alone. The parking runs are queued first in the same bulk
+// submission, so that they park before the first measured run starts; alone, as many
+// no-op runs of other sessions go first instead, so that both drains start on a sandbox
+// as warm. A parked run holds no slot: the measured runs' throughput should not change,
+// nor the sandbox's memory.
 import { log } from "../log";
 import type { OahSplit } from "../peers/oah-split";
 import type { JobSpec } from "../peers/types";
@@ -25,10 +27,11 @@ export interface ParkedRound {
 }
 
 /** The no-op runs' throughput and the sandbox's RSS at the end of their drain. */
-async function drain(peer: OahSplit, shape: ParkedShape, parking: readonly JobSpec[]) {
+async function drain(peer: OahSplit, shape: ParkedShape, ahead: readonly JobSpec[], aheadFinishes: boolean) {
   let rss = 0;
   const result = await throughputOnce(peer, shape.sessions, shape.runsPerSession, shape.slots, {
-    ahead: parking,
+    ahead,
+    aheadFinishes,
     drained: () => {
       rss = rssMb(peer.sandboxes()[0]!.child.pid!);
     },
@@ -40,13 +43,11 @@ async function drain(peer: OahSplit, shape: ParkedShape, parking: readonly JobSp
 export type WithSplit = <T>(task: (peer: OahSplit) => Promise<T>) => Promise<T>;
 
 export async function parkedOnce(withSplit: WithSplit, shape: ParkedShape): Promise<ParkedRound> {
-  const parking = Array.from({ length: shape.parked }, (_, i) => ({
-    sessionId: `parked-${i}`,
-    sleepMs: 0,
-    waitsForTool: true,
-  }));
-  const alone = await withSplit((peer) => drain(peer, shape, []));
-  const beside = await withSplit((peer) => drain(peer, shape, parking));
+  const ahead = (tag: string, waitsForTool: boolean) =>
+    Array.from({ length: shape.parked }, (_, i) => ({ sessionId: `${tag}-${i}`, sleepMs: 0, waitsForTool }));
+  // Alone, as many no-op runs go first and complete: the sandbox is as warm when the measured runs start.
+  const alone = await withSplit((peer) => drain(peer, shape, ahead("warm", false), true));
+  const beside = await withSplit((peer) => drain(peer, shape, ahead("parked", true), false));
   const result = {
     runsPerSecondAlone: alone.runsPerSecond,
     runsPerSecondBesideParked: beside.runsPerSecond,

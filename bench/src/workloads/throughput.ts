@@ -22,8 +22,13 @@ export function bulkJobs(sessions: number, runsPerSession: number, tag: string):
 }
 
 export interface ThroughputOptions {
-  /** Jobs queued ahead of the measured ones, which never finish (runs that park: workload p). */
+  /**
+   * Jobs queued ahead of the measured ones (workload p: runs that park, or as many no-op
+   * runs to warm the system alike); the figures count the measured jobs alone (oah).
+   */
   ahead?: readonly JobSpec[];
+  /** The `ahead` jobs finish too (else they never do): the drain waits for them as well. */
+  aheadFinishes?: boolean;
   /** Called once the measured jobs are done, before the peer is torn down. */
   drained?: () => void;
 }
@@ -42,9 +47,12 @@ export async function throughputOnce(
     await peer.submitBulk([...(options.ahead ?? []), ...measured]);
     const submitSeconds = (Date.now() - t0) / 1000;
     await peer.startWorkers(slots);
-    await peer.waitDone(measured.length, 600_000);
+    const ahead = options.ahead ?? [];
+    await peer.waitDone(measured.length + (options.aheadFinishes ? ahead.length : 0), 600_000);
     options.drained?.();
-    const timings = await peer.timings();
+    const timings = (await peer.timings()).filter(
+      (t) => ahead.length === 0 || t.sessionId === undefined || t.sessionId.startsWith("tp-"),
+    );
     let first = Number.POSITIVE_INFINITY;
     let last = 0;
     for (const t of timings) {
