@@ -1,16 +1,6 @@
-import { type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";
+import { type SplitDeployment, startSplitDeployment } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { clientOf } from "./support";
-
-/** Calls `each` on every item, `width` at a time. */
-async function inWaves<T>(
-  items: readonly T[],
-  width: number,
-  each: (item: T, i: number) => Promise<unknown>,
-) {
-  for (let i = 0; i < items.length; i += width)
-    await Promise.all(items.slice(i, i + width).map((item, j) => each(item, i + j)));
-}
+import { clientOf, inWaves, waitForCompleted } from "./support";
 
 /** Submits `sessions` × `runs` runs of a workspace, round-robin over its sessions. */
 async function submitWorkspace(
@@ -24,18 +14,6 @@ async function submitWorkspace(
   const c = clientOf(d);
   await inWaves(jobs, 64, (sessionId) => c.submit(sessionId, { workspaceId, input: { steps } }));
 }
-
-const allCompleted = (d: SplitDeployment, n: number) =>
-  waitFor(
-    `${n} runs completed`,
-    async () => {
-      const { rows } = await d.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'",
-      );
-      return rows[0]!.n === n || undefined;
-    },
-    120_000,
-  );
 
 /** The workspaces of the runs in the order they started (the start's event id orders runs started together). */
 async function startOrder(d: SplitDeployment): Promise<string[]> {
@@ -96,7 +74,7 @@ describe("fair shares between workspaces", () => {
       await submitWorkspace(d, "big", 2_000, 1);
       await submitWorkspace(d, "small", 20, 30);
       await d.addSandbox();
-      await allCompleted(d, 2_600);
+      await waitForCompleted(d, 2_600);
       const share = shareWhileBothWork(await startOrder(d), "small");
       // Within 10 % of its weight's share.
       expect(Math.abs(share - expected)).toBeLessThanOrEqual(expected * 0.1);
@@ -114,7 +92,7 @@ describe("fair shares between workspaces", () => {
     await submitWorkspace(d, "free", 20, 3, sleep);
     await d.addSandbox();
     await d.addSandbox();
-    await allCompleted(d, 120);
+    await waitForCompleted(d, 120);
     expect(await mostAtOnce(d, "capped")).toBe(2);
     expect(await mostAtOnce(d, "free")).toBeGreaterThan(2);
     const { rows } = await d.db.query<{ hosts: number }>(

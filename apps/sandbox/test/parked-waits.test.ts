@@ -1,18 +1,9 @@
 import { createClient, type OahClient, type Run } from "@oah/client";
 import { type OahProcess, type SplitDeployment, startOah, startSplitDeployment, waitFor } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { clientOf, FAST_RECOVERY, waitForCompleted } from "./support";
+import { clientOf, FAST_RECOVERY, inWaves, waitForCompleted } from "./support";
 
 const ms = (iso: string | null) => Date.parse(iso ?? "");
-
-/** Calls `each` on every item, `width` at a time. */
-async function inWaves<T, R>(items: readonly T[], width: number, each: (item: T, i: number) => Promise<R>) {
-  const results: R[] = [];
-  for (let i = 0; i < items.length; i += width) {
-    results.push(...(await Promise.all(items.slice(i, i + width).map((item, j) => each(item, i + j)))));
-  }
-  return results;
-}
 
 const count = async (d: SplitDeployment, where: string): Promise<number> =>
   (await d.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE ${where}`)).rows[0]!.n;

@@ -28,3 +28,15 @@ export function waitForCompleted(d: SplitDeployment, n: number, sessionId?: stri
     20,
   );
 }
+
+/** Calls `each` on every item, `width` at a time; resolves with the results in order. */
+export async function inWaves<T, R>(
+  items: readonly T[],
+  width: number,
+  each: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += width)
+    results.push(...(await Promise.all(items.slice(i, i + width).map((item, j) => each(item, i + j)))));
+  return results;
+}

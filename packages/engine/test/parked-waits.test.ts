@@ -1,4 +1,4 @@
-import type { Run } from "@oah/contract";
+import type { Run, ScriptInput, SubmitRunInput } from "@oah/contract";
 import { type FakeModel, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryHost, GATE, type MemoryHost, type MemoryHostOptions } from "./memory-host";
@@ -18,6 +18,19 @@ async function parkingHost(options: MemoryHostOptions = {}): Promise<MemoryHost>
 }
 
 const parked = async (h: MemoryHost, run: Run) => (await h.store.getRun(run.id))?.metadata.parked === true;
+
+/** A script run of these steps in the session. */
+async function script(h: MemoryHost, sessionId: string, steps: ScriptInput["steps"], timeoutMs?: number) {
+  const submission = {
+    sessionId,
+    executor: "script",
+    input: { steps },
+    priority: "normal",
+    workspaceId: "default",
+  };
+  return (await h.service.submit({ ...submission, ...(timeoutMs ? { timeoutMs } : {}) } as SubmitRunInput))
+    .run;
+}
 
 describe("parked waits (OAH_WAIT_MODE=park)", () => {
   it("a waiting run frees its slot: two slots serve ten waiting sessions and other work meanwhile", async () => {
@@ -101,14 +114,7 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
 
   it("ends a parked run past its deadline timed_out, and its session goes on", async () => {
     const h = await parkingHost();
-    const { run } = await h.service.submit({
-      sessionId: "park-deadline",
-      executor: "script",
-      input: { steps: [{ type: "wait_tool", name: GATE }] },
-      priority: "normal",
-      workspaceId: "default",
-      timeoutMs: 300,
-    });
+    const run = await script(h, "park-deadline", [{ type: "wait_tool", name: GATE }], 300);
     const next = await h.submit("park-deadline", "next");
     await expect.poll(() => h.status(run), POLL).toBe("timed_out");
     expect(await h.store.getRun(run.id)).toMatchObject({
@@ -121,19 +127,11 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
 
   it("a resumed run keeps its deadline: the time it was parked counts", async () => {
     const h = await parkingHost();
-    const { run } = await h.service.submit({
-      sessionId: "park-deadline-resumed",
-      executor: "script",
-      input: {
-        steps: [
-          { type: "wait_tool", name: GATE },
-          { type: "sleep", ms: 5_000 },
-        ],
-      },
-      priority: "normal",
-      workspaceId: "default",
-      timeoutMs: 1_500,
-    });
+    const steps: ScriptInput["steps"] = [
+      { type: "wait_tool", name: GATE },
+      { type: "sleep", ms: 5_000 },
+    ];
+    const run = await script(h, "park-deadline-resumed", steps, 1_500);
     await expect.poll(() => parked(h, run), POLL).toBe(true);
     await new Promise((r) => setTimeout(r, 800));
     const opened = Date.now();
@@ -145,19 +143,11 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
 
   it("a script resumes where it parked, with what it had: its output and its earlier results", async () => {
     const h = await parkingHost();
-    const { run } = await h.service.submit({
-      sessionId: "park-script",
-      executor: "script",
-      input: {
-        steps: [
-          { type: "output", value: "before" },
-          { type: "wait_tool", name: "one" },
-          { type: "wait_tool", name: "two" },
-        ],
-      },
-      priority: "normal",
-      workspaceId: "default",
-    });
+    const run = await script(h, "park-script", [
+      { type: "output", value: "before" },
+      { type: "wait_tool", name: "one" },
+      { type: "wait_tool", name: "two" },
+    ]);
     await expect.poll(() => h.store.getRun(run.id), POLL).toMatchObject({ waitingTool: "one" });
     await h.service.submitToolResult(run.id, "one", 1);
     await expect

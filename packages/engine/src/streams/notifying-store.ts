@@ -1,6 +1,6 @@
 import type { Run } from "@oah/contract";
 import type { RunEventType } from "@oah/core";
-import type { Claim, RunOutcome, RunStore } from "@oah/store";
+import type { Claim, RunOutcome, RunStore, StartResult } from "@oah/store";
 import type { EventBus } from "./event-bus";
 
 /** How many executing runs' sessions are remembered (one host executes far fewer at once). */
@@ -24,6 +24,14 @@ export function notifyingStore(store: RunStore, bus: EventBus): RunStore {
   const wroteFor = (run: Run | null | undefined) => {
     if (run) written([run.sessionId]);
   };
+  /** A run started or resumed here: its later writes name only it, so its session is remembered. */
+  const started = (result: StartResult): StartResult => {
+    if (result.kind === "started") {
+      remember(result.run);
+      wroteFor(result.run);
+    }
+    return result;
+  };
   const wroteByClaim = (claim: Claim, wrote: boolean) => {
     if (!wrote) return;
     const sessionId = sessionOf.get(claim.runId);
@@ -38,20 +46,10 @@ export function notifyingStore(store: RunStore, bus: EventBus): RunStore {
       return made;
     },
     async startRun(claim, workerId) {
-      const result = await store.startRun(claim, workerId);
-      if (result.kind === "started") {
-        remember(result.run);
-        wroteFor(result.run);
-      }
-      return result;
+      return started(await store.startRun(claim, workerId));
     },
     async resumeRun(claim, workerId) {
-      const result = await store.resumeRun(claim, workerId);
-      if (result.kind === "started") {
-        remember(result.run);
-        wroteFor(result.run);
-      }
-      return result;
+      return started(await store.resumeRun(claim, workerId));
     },
     async parkRun(claim, park) {
       const parked = await store.parkRun(claim, park);
