@@ -23,7 +23,7 @@ runHostCommand({
         streams: runtime.engine.streams,
         metrics,
         logger,
-        apiToken: config.apiToken,
+        apiTokens: config.apiTokens,
         maxBodyBytes: config.maxBodyBytes,
         streamKeepAliveMs: config.streamKeepAliveMs,
         isReady,

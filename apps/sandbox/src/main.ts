@@ -19,6 +19,6 @@ runHostCommand({
     },
     port: (c) => cli.port ?? c.sandboxPort,
     createServer: ({ config, metrics, logger, isReady }) =>
-      createProbeServer({ metrics, apiToken: config.apiToken, isReady, logger }),
+      createProbeServer({ metrics, apiTokens: config.apiTokens, isReady, logger }),
   }),
 });

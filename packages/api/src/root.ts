@@ -1,4 +1,5 @@
 import { adminRouter } from "./routers/admin";
+import { authRouter } from "./routers/auth";
 import { fleetRouter } from "./routers/fleet";
 import { runsRouter } from "./routers/runs";
 import { sessionsRouter } from "./routers/sessions";
@@ -9,6 +10,7 @@ export const appRouter = router({
   sessions: sessionsRouter,
   admin: adminRouter,
   fleet: fleetRouter,
+  auth: authRouter,
 });
 
 export type AppRouter = typeof appRouter;

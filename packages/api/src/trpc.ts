@@ -1,5 +1,5 @@
 import { findJsonProblem } from "@oah/contract";
-import { OahError } from "@oah/core";
+import { type Ability, type Actor, type AuditAction, may, OahError } from "@oah/core";
 import type { FleetService, RunService, StreamService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { toApiError, toTrpcError } from "./errors";
@@ -11,22 +11,36 @@ export interface ApiContext {
   service: RunService;
   fleet: FleetService;
   streams: StreamService;
+  /** Who calls: its token's name and role (docs/spec.md §13). */
+  actor: Actor;
 }
 
-const t = initTRPC.context<ApiContext>().create({
-  // Stack traces stay in the server's logs, never in answers.
-  isDev: false,
-  // A comment on an idle stream, as the HTTP streams send one (http/event-stream.ts), so that proxies keep it open.
-  sse: { ping: { enabled: true, intervalMs: STREAM_KEEPALIVE_MS } },
-  errorFormatter({ shape, error }) {
-    const { status, body } = toApiError(error);
-    return {
-      ...shape,
-      message: body.error.message,
-      data: { ...shape.data, httpStatus: status, errorCode: body.error.code, issues: body.error.issues },
-    };
-  },
-});
+/**
+ * What every procedure declares: the ability its caller needs ("anyone": any caller the API
+ * let in), and for an operator action, the name the audit log records it under.
+ */
+export interface ProcedureMeta {
+  ability: Ability | "anyone";
+  audit?: AuditAction;
+}
+
+const t = initTRPC
+  .context<ApiContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    // Stack traces stay in the server's logs, never in answers.
+    isDev: false,
+    // A comment on an idle stream, as the HTTP streams send one (http/event-stream.ts), so that proxies keep it open.
+    sse: { ping: { enabled: true, intervalMs: STREAM_KEEPALIVE_MS } },
+    errorFormatter({ shape, error }) {
+      const { status, body } = toApiError(error);
+      return {
+        ...shape,
+        message: body.error.message,
+        data: { ...shape.data, httpStatus: status, errorCode: body.error.code, issues: body.error.issues },
+      };
+    },
+  });
 
 /** Domain errors keep their status and code through tRPC. */
 const domainErrors = t.middleware(async ({ next }) => {
@@ -52,6 +66,22 @@ const exactInput = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * The caller's role must give the ability the procedure declares, before its input is read:
+ * a refused call does nothing. A procedure that declares none is refused to everyone.
+ */
+const authorized = t.middleware(({ ctx, meta, path, next }) => {
+  if (!meta) throw new OahError("internal_error", `${path} declares no ability`);
+  if (meta.ability !== "anyone" && !may(ctx.actor.role, meta.ability)) {
+    throw new OahError(
+      "forbidden",
+      `${ctx.actor.name} (${ctx.actor.role}) may not call ${path}: it needs the ability to ${meta.ability}`,
+    );
+  }
+  return next();
+});
+
 export const router = t.router;
-export const procedure = t.procedure.use(domainErrors).use(exactInput);
+/** Every procedure: `procedure.meta({ ability })` (checked), then its input and resolver. */
+export const procedure = t.procedure.use(domainErrors).use(authorized).use(exactInput);
 export const createCallerFactory = t.createCallerFactory;

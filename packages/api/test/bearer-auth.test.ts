@@ -19,13 +19,31 @@ describe("the bearer check", () => {
   });
 
   it("counts failures per client address, and lets the others in", () => {
-    const auth = new BearerAuth(TOKEN, new AttemptLimiter({ burst: 2, refillEveryMs: 60_000 }));
+    const tokens = [{ name: "admin", token: TOKEN, role: "admin" as const }];
+    const auth = new BearerAuth(tokens, new AttemptLimiter({ burst: 2, refillEveryMs: 60_000 }));
+    const admin = { ok: true, actor: { name: "admin", role: "admin" } };
     expect(auth.check(request("Bearer nope"))).toEqual({ ok: false, status: 401 });
     expect(auth.check(request(undefined))).toEqual({ ok: false, status: 401 });
     expect(auth.check(request(`Bearer ${TOKEN}`))).toMatchObject({ ok: false, status: 429 });
-    expect(auth.check(request(`Bearer ${TOKEN}`, "10.0.0.2"))).toEqual({ ok: true });
-    expect(auth.check(request(`bearer ${TOKEN}`, "10.0.0.2"))).toEqual({ ok: true });
+    expect(auth.check(request(`Bearer ${TOKEN}`, "10.0.0.2"))).toEqual(admin);
+    expect(auth.check(request(`bearer ${TOKEN}`, "10.0.0.2"))).toEqual(admin);
     expect(auth.check(request(`Bearer ${TOKEN} extra`, "10.0.0.2"))).toEqual({ ok: false, status: 401 });
+  });
+
+  it("names the caller by the token it presents, among several", () => {
+    const tokens = [
+      { name: "ci", token: "c".repeat(8) + TOKEN, role: "submitter" as const },
+      { name: "alice", token: `a${TOKEN}`, role: "operator" as const },
+      { name: "bob", token: `b${TOKEN}`, role: "viewer" as const },
+    ];
+    const auth = new BearerAuth(tokens);
+    for (const t of tokens) {
+      expect(auth.check(request(`Bearer ${t.token}`))).toEqual({
+        ok: true,
+        actor: { name: t.name, role: t.role },
+      });
+    }
+    expect(auth.check(request(`Bearer ${TOKEN}`))).toEqual({ ok: false, status: 401 });
   });
 
   it("forgets the least recently failing clients beyond its bound", () => {

@@ -1,12 +1,16 @@
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
+  ADMIN_TOKEN_NAME,
   claimAheadPolicy,
   type FairShare,
   HOOK_EVENTS,
   HOST_ID_PATTERN,
   isVariedSecret,
+  type NamedToken,
   RECOVERY_STRATEGIES,
   type RecoveryStrategy,
+  ROLES,
   type StepLimits,
   WAIT_MODES,
   type WaitMode,
@@ -80,6 +84,45 @@ function workspaceNumbersJson(value: z.ZodType<number>, what: string) {
   });
 }
 
+const TOKEN_RULE = "must be at least 32 characters, at least 8 of them different (e.g. openssl rand -hex 32)";
+
+/** One token of OAH_API_TOKENS. Its value is never in a message: only its name and place. */
+const namedTokenSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: "a name is 1-64 characters of A-Z a-z 0-9 . _ : -" }),
+  token: z.string().refine((token) => isVariedSecret(token), { error: `a token ${TOKEN_RULE}` }),
+  role: z.enum(ROLES),
+});
+
+/** OAH_API_TOKENS: a JSON list of named tokens with their roles, or `@<file>` that holds one. */
+const apiTokensJson = z
+  .string()
+  .transform((value, ctx) => {
+    let text = value;
+    if (value.startsWith("@")) {
+      try {
+        text = readFileSync(value.slice(1), "utf8");
+      } catch (error) {
+        ctx.addIssue({
+          code: "custom",
+          message: `cannot read ${value.slice(1)}: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        message: 'must be a JSON list of {"name", "token", "role"}, or @<file> with one',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(namedTokenSchema).min(1).max(1_000));
+
 /** The environment of SPEC §12, and a few additions of ours (marked). Empty values count as unset. */
 const envSchema = z.object({
   OAH_HOST: text.default("127.0.0.1"),
@@ -115,11 +158,10 @@ const envSchema = z.object({
     .default("oah"),
   OAH_API_TOKEN: z
     .string()
-    .refine((token) => isVariedSecret(token), {
-      error:
-        "OAH_API_TOKEN must be at least 32 characters, at least 8 of them different (e.g. openssl rand -hex 32)",
-    })
+    .refine((token) => isVariedSecret(token), { error: `OAH_API_TOKEN ${TOKEN_RULE}` })
     .optional(),
+  // Named tokens with roles (docs/spec.md §13); OAH_API_TOKEN stays the single admin token beside them.
+  OAH_API_TOKENS: apiTokensJson.optional(),
   OAH_SESSION_LOCK_TTL_MS: int(1_000).default(30_000),
   OAH_RUN_HEARTBEAT_INTERVAL_MS: int(100).default(5_000),
   OAH_STALE_RUN_AFTER_MS: int(1_000).optional(),
@@ -204,7 +246,11 @@ export interface OahConfig {
   /** OAH_REDIS_CLUSTER_NODES: a Redis Cluster, reached through any of these. */
   redisClusterNodes: { host: string; port: number }[] | undefined;
   redisPrefix: string;
-  apiToken: string | undefined;
+  /**
+   * Every token the API accepts, with its name and role: OAH_API_TOKENS, and OAH_API_TOKEN as
+   * the admin token named `admin`. None: the API answers only on loopback, to anyone.
+   */
+  apiTokens: NamedToken[];
   sessionLockTtlMs: number;
   heartbeatIntervalMs: number;
   staleRunAfterMs: number;
@@ -261,6 +307,23 @@ export class ConfigError extends Error {
   }
 }
 
+/** OAH_API_TOKEN (named `admin`) and OAH_API_TOKENS together: names and tokens each used once. */
+function namedTokens(adminToken: string | undefined, named: NamedToken[]): NamedToken[] {
+  const all = [
+    ...(adminToken ? [{ name: ADMIN_TOKEN_NAME, token: adminToken, role: "admin" as const }] : []),
+    ...named,
+  ];
+  const names = new Set(all.map((t) => t.name));
+  if (names.size < all.length) {
+    throw new ConfigError(
+      `OAH_API_TOKENS names a token twice${adminToken ? ` (or names one "${ADMIN_TOKEN_NAME}", OAH_API_TOKEN's name)` : ""}`,
+    );
+  }
+  if (new Set(all.map((t) => t.token)).size < all.length)
+    throw new ConfigError("OAH_API_TOKENS (with OAH_API_TOKEN) gives one token twice: each must be its own");
+  return all;
+}
+
 /** Reads the configuration from the environment; a bad value is a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): OahConfig {
   const present = Object.fromEntries(
@@ -311,7 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisUrl: e.OAH_REDIS_URL,
     redisClusterNodes: e.OAH_REDIS_CLUSTER_NODES,
     redisPrefix: e.OAH_REDIS_PREFIX,
-    apiToken: e.OAH_API_TOKEN,
+    apiTokens: namedTokens(e.OAH_API_TOKEN, e.OAH_API_TOKENS ?? []),
     sessionLockTtlMs: e.OAH_SESSION_LOCK_TTL_MS,
     heartbeatIntervalMs: e.OAH_RUN_HEARTBEAT_INTERVAL_MS,
     staleRunAfterMs: staleAfter,
@@ -387,7 +450,7 @@ export const usesRedis = (config: Pick<OahConfig, "redisUrl" | "redisClusterNode
 export function describeConfig(config: OahConfig): Record<string, unknown> {
   return {
     ...config,
-    apiToken: config.apiToken ? "(set)" : undefined,
+    apiTokens: config.apiTokens.map(({ name, role }) => ({ name, role })),
     model: { ...config.model, apiKey: config.model.apiKey ? "(set)" : undefined },
     hooks: config.hooks.map((h) => ({ ...h, url: h.url && redactUrl(h.url) })),
     databaseUrl: config.databaseUrl && redactUrl(config.databaseUrl),

@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src";
+import { ConfigError, describeConfig, loadConfig } from "../src";
 
 const load = (env: Record<string, string>) => loadConfig(env, "/srv/oah");
 
@@ -80,6 +83,74 @@ describe("loadConfig", () => {
     ],
   ])("accepts %s", (_name, env, expected) => {
     expect(load(env)).toMatchObject(expected);
+  });
+
+  it("takes named tokens with roles, beside OAH_API_TOKEN as the admin token, from JSON or a file", () => {
+    const tokens = [
+      { name: "ci", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "submitter" },
+      { name: "alice", token: "a1b2c3d4e5f6g7h8".repeat(2), role: "operator" },
+    ];
+    const admin = "0123456789abcdef".repeat(2);
+    const config = load({ OAH_API_TOKEN: admin, OAH_API_TOKENS: JSON.stringify(tokens) });
+    expect(config.apiTokens).toEqual([{ name: "admin", token: admin, role: "admin" }, ...tokens]);
+    const file = join(mkdtempSync(join(tmpdir(), "oah-tokens-")), "tokens.json");
+    writeFileSync(file, JSON.stringify(tokens));
+    expect(load({ OAH_API_TOKENS: `@${file}` }).apiTokens).toEqual(tokens);
+    expect(load({}).apiTokens).toEqual([]);
+    // What may be logged names them, and shows no token.
+    expect(JSON.stringify(describeConfig(config))).not.toMatch(/c1d2e3|a1b2c3|012345/);
+  });
+
+  it.each([
+    ["not JSON", "ci:abc", /OAH_API_TOKENS: must be a JSON list/],
+    [
+      "a file that cannot be read",
+      "@/nonexistent/tokens.json",
+      /OAH_API_TOKENS: cannot read \/nonexistent\/tokens.json/,
+    ],
+    [
+      "an unknown role",
+      JSON.stringify([{ name: "x", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "root" }]),
+      /OAH_API_TOKENS\.0\.role/,
+    ],
+    [
+      "a short token",
+      JSON.stringify([{ name: "x", token: "short", role: "viewer" }]),
+      /at least 32 characters/,
+    ],
+    [
+      "a name twice",
+      JSON.stringify([
+        { name: "x", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "viewer" },
+        { name: "x", token: "k9l8m7n6o5p4q3r2".repeat(2), role: "viewer" },
+      ]),
+      /names a token twice/,
+    ],
+    [
+      "a token twice",
+      JSON.stringify([
+        { name: "x", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "viewer" },
+        { name: "y", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "operator" },
+      ]),
+      /gives one token twice/,
+    ],
+  ])("refuses OAH_API_TOKENS with %s, and shows no token in its message", (_name, value, message) => {
+    let error: unknown;
+    try {
+      load({ OAH_API_TOKENS: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain("c1d2e3");
+  });
+
+  it("refuses a named token called admin beside OAH_API_TOKEN", () => {
+    const tokens = JSON.stringify([{ name: "admin", token: "c1d2e3f4g5h6i7j8".repeat(2), role: "viewer" }]);
+    expect(() => load({ OAH_API_TOKEN: "0123456789abcdef".repeat(2), OAH_API_TOKENS: tokens })).toThrow(
+      /names a token twice \(or names one "admin"/,
+    );
   });
 
   it("keeps a workspace of any valid name, even one named like an Object property", () => {

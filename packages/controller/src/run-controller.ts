@@ -63,7 +63,7 @@ function configure(cli: ControllerCli): { base: OahConfig; config: ControllerCon
     exitWith(
       "needs OAH_REDIS_URL (or OAH_REDIS_CLUSTER_NODES) and OAH_DATABASE_URL: the Redis and PostgreSQL the sandboxes share",
     );
-  if (!isLoopback(base.host) && !base.apiToken)
+  if (!isLoopback(base.host) && base.apiTokens.length === 0)
     exitWith(`refusing to listen on ${base.host} without OAH_API_TOKEN: set a token or bind to 127.0.0.1`);
   return { base, config };
 }
@@ -129,7 +129,7 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
   const registryOfMetrics = createControllerMetrics(controller);
   const server: Server = createProbeServer({
     metrics: { registry: registryOfMetrics },
-    apiToken: base.apiToken,
+    apiTokens: base.apiTokens,
     logger,
     role: NAME,
     isReady: async () => Date.now() - controller.lastTickAt <= 3 * config.intervalMs,

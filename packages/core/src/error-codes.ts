@@ -34,6 +34,7 @@ export const API_ERROR_STATUS = {
   shell_disabled: 400,
   unauthorized: 401,
   forbidden_origin: 403,
+  forbidden: 403,
   run_not_found: 404,
   not_found: 404,
   host_not_found: 404,

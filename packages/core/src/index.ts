@@ -10,6 +10,7 @@ export * from "./pool-sizing";
 export * from "./queue-entry";
 export * from "./queue-pressure";
 export * from "./recovery";
+export * from "./roles";
 export * from "./run-status";
 export * from "./status-writes";
 export * from "./step-limits";

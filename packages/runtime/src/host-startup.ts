@@ -22,10 +22,10 @@ export function loadHostConfig(name: string, adjust: (config: OahConfig) => void
     throw error;
   }
   adjust(config);
-  if (!isLoopback(config.host) && !config.apiToken) {
+  if (!isLoopback(config.host) && config.apiTokens.length === 0) {
     exitWith(
       name,
-      `refusing to listen on ${config.host} without OAH_API_TOKEN: set a token or bind to 127.0.0.1`,
+      `refusing to listen on ${config.host} without OAH_API_TOKEN or OAH_API_TOKENS: set a token or bind to 127.0.0.1`,
     );
   }
   return config;

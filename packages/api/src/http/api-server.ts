@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { OahError } from "@oah/core";
+import { type Actor, LOCAL_ACTOR, type NamedToken, OahError } from "@oah/core";
 import type { FleetService, Logger, RunService, StreamService } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter, createCaller } from "../root";
 import { type ApiContext, STREAM_KEEPALIVE_MS } from "../trpc";
-import { BearerAuth } from "./bearer-auth";
+import { bearerAuthOf } from "./bearer-auth";
 import { readJsonBody } from "./body";
 import { answerClientError } from "./client-errors";
 import { serveEventStream, wantsEventStream } from "./event-stream";
@@ -20,7 +20,8 @@ export interface ApiServerOptions {
   streams: StreamService;
   metrics: HttpMetrics;
   logger: Logger;
-  apiToken: string | undefined;
+  /** The tokens the API accepts, each with its name and role; none: loopback only, open to all. */
+  apiTokens: readonly NamedToken[];
   maxBodyBytes: number;
   /** How often an idle event stream gets a keep-alive comment; STREAM_KEEPALIVE_MS (15 s) by default. */
   streamKeepAliveMs?: number;
@@ -43,17 +44,18 @@ export const MAX_BATCH_SIZE = 10;
  * /trpc, both answered by the same router, plus probes and metrics.
  */
 export function createApiServer(options: ApiServerOptions): Server {
-  const { service, fleet, streams, metrics, logger, apiToken } = options;
-  const auth = apiToken ? new BearerAuth(apiToken) : null;
-  const context: ApiContext = { service, fleet, streams };
-  const caller = createCaller(context);
+  const { service, fleet, streams, metrics, logger } = options;
+  const auth = bearerAuthOf(options.apiTokens);
+  /** The caller each request was let in as, for its tRPC context. */
+  const actors = new WeakMap<IncomingMessage, Actor>();
+  const contextOf = (actor: Actor): ApiContext => ({ service, fleet, streams, actor });
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
     maxBodySize: options.maxBodyBytes,
     // A batch is as much work as its calls: a few at a time (the console sends none).
     maxBatchSize: MAX_BATCH_SIZE,
-    createContext: () => context,
+    createContext: ({ req }) => contextOf(actors.get(req) ?? LOCAL_ACTOR),
   });
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<RouteOutcome> {
@@ -62,7 +64,7 @@ export function createApiServer(options: ApiServerOptions): Server {
       code: "forbidden_origin" | "unsupported_media_type" | "method_not_allowed",
       message: string,
     ) => ({ route: code, status: sendError(res, new OahError(code, message)) });
-    const foreign = apiToken ? null : originRefusal(req.headers);
+    const foreign = auth ? null : originRefusal(req.headers);
     if (foreign) return refused("forbidden_origin", foreign);
     if (req.method === "POST" && bodyIsNotJson(req.headers)) {
       return refused("unsupported_media_type", "the request body must be application/json");
@@ -73,12 +75,14 @@ export function createApiServer(options: ApiServerOptions): Server {
       isReady: options.isReady,
     });
     if (probe !== null) return { route: path, status: probe };
-    const outcome = auth?.check(req) ?? { ok: true };
+    const outcome = auth?.check(req) ?? { ok: true, actor: LOCAL_ACTOR };
     if (!outcome.ok) {
       const refusal = authRefusal(outcome);
       sendJson(res, refusal.status, refusal.body, refusal.headers);
       return { route: refusal.body.error.code, status: refusal.status };
     }
+    actors.set(req, outcome.actor);
+    const context = contextOf(outcome.actor);
     if (path.startsWith("/trpc/")) {
       if (req.method !== "GET" && req.method !== "POST") {
         const error = new OahError("method_not_allowed", `${req.method} is not allowed on ${path}`);
@@ -120,7 +124,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     }
     const body = req.method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : undefined;
     const query = Object.fromEntries(url.searchParams);
-    const result = await route.call(caller, { params: match.params, query, body });
+    const result = await route.call(createCaller(context), { params: match.params, query, body });
     const status = typeof route.status === "number" ? route.status : route.status(result as never);
     sendJson(res, status, result);
     return { route: route.path, status };

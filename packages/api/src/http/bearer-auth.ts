@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { AttemptLimiter } from "@oah/core";
+import { type Actor, AttemptLimiter, type NamedToken } from "@oah/core";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -10,18 +10,20 @@ export function sameSecret(given: string, expected: string): boolean {
 }
 
 export type AuthOutcome =
-  | { ok: true }
+  | { ok: true; actor: Actor }
   | { ok: false; status: 401 }
   | { ok: false; status: 429; retryAfterSeconds: number };
 
 /**
- * The bearer check of every call but the health probes (OAH_API_TOKEN): the token compared
- * in constant time, and a client address that keeps failing slowed down (FAILED_AUTH_POLICY:
- * past its burst it is refused with 429 until an attempt has come back, its token unread).
+ * The bearer check of every call but the health probes (OAH_API_TOKEN, OAH_API_TOKENS): the
+ * token compared in constant time with every known one (the time tells neither which nor how
+ * close), its name and role the call's actor; a client address that keeps failing is slowed
+ * down (FAILED_AUTH_POLICY: past its burst it is refused with 429 until an attempt has come
+ * back, its token unread).
  */
 export class BearerAuth {
   constructor(
-    private readonly token: string,
+    private readonly tokens: readonly NamedToken[],
     private readonly limiter = new AttemptLimiter(),
   ) {}
 
@@ -30,8 +32,15 @@ export class BearerAuth {
     const wait = this.limiter.retryAfterMs(client);
     if (wait > 0) return { ok: false, status: 429, retryAfterSeconds: Math.ceil(wait / 1000) };
     const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
-    if (match && sameSecret(match[1]!, this.token)) return { ok: true };
+    let found: NamedToken | undefined;
+    // Every token is compared, found or not.
+    if (match) for (const known of this.tokens) if (sameSecret(match[1]!, known.token)) found ??= known;
+    if (found) return { ok: true, actor: { name: found.name, role: found.role } };
     this.limiter.failed(client);
     return { ok: false, status: 401 };
   }
 }
+
+/** The check of a server whose tokens these are; null when there is none (the loopback default). */
+export const bearerAuthOf = (tokens: readonly NamedToken[]): BearerAuth | null =>
+  tokens.length > 0 ? new BearerAuth(tokens) : null;

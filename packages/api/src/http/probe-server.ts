@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
+import type { NamedToken } from "@oah/core";
 import type { Logger } from "@oah/engine";
-import { BearerAuth } from "./bearer-auth";
+import { bearerAuthOf } from "./bearer-auth";
 import { answerClientError } from "./client-errors";
 import { authRefusal, type ProbeOptions, serveProbe } from "./probes";
 import { sendJson } from "./respond";
@@ -8,7 +9,8 @@ import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ProbeServerOptions {
   metrics: ProbeOptions["metrics"];
-  apiToken: string | undefined;
+  /** The tokens of /metrics and the documents; none: open (loopback). */
+  apiTokens: readonly NamedToken[];
   isReady: () => Promise<boolean>;
   logger: Logger;
   /** What the process is, in the 404 of other paths. */
@@ -20,7 +22,7 @@ export interface ProbeServerOptions {
 /** The server of a process without the API (a sandbox, the controller): its probes, metrics and documents. */
 export function createProbeServer(options: ProbeServerOptions): Server {
   const { metrics, isReady, logger, documents = {} } = options;
-  const auth = options.apiToken ? new BearerAuth(options.apiToken) : null;
+  const auth = bearerAuthOf(options.apiTokens);
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     serveProbe(req, res, path, { metrics, auth, isReady })

@@ -3,15 +3,28 @@ import { procedure, router } from "../trpc";
 
 /** The orders to worker hosts and the rolling restarts (issue 17 §4). */
 export const fleetRouter = router({
-  cordon: procedure.input(hostOrderInput).mutation(({ ctx, input }) => ctx.fleet.cordon(input.hostId)),
+  cordon: procedure
+    .meta({ ability: "operate" })
+    .input(hostOrderInput)
+    .mutation(({ ctx, input }) => ctx.fleet.cordon(input.hostId)),
 
-  uncordon: procedure.input(hostOrderInput).mutation(({ ctx, input }) => ctx.fleet.uncordon(input.hostId)),
+  uncordon: procedure
+    .meta({ ability: "operate" })
+    .input(hostOrderInput)
+    .mutation(({ ctx, input }) => ctx.fleet.uncordon(input.hostId)),
 
-  drain: procedure.input(hostOrderInput).mutation(({ ctx, input }) => ctx.fleet.drain(input.hostId)),
+  drain: procedure
+    .meta({ ability: "operate" })
+    .input(hostOrderInput)
+    .mutation(({ ctx, input }) => ctx.fleet.drain(input.hostId)),
 
-  rollout: procedure.input(rolloutInput).mutation(({ ctx, input }) => ctx.fleet.rollout(input)),
+  rollout: procedure
+    .meta({ ability: "administer" })
+    .input(rolloutInput)
+    .mutation(({ ctx, input }) => ctx.fleet.rollout(input)),
 
   rolloutProgress: procedure
+    .meta({ ability: "view" })
     .input(rolloutIdInput)
     .query(({ ctx, input }) => ctx.fleet.rolloutProgress(input.rolloutId)),
 });

@@ -10,26 +10,37 @@ import { procedure, router } from "../trpc";
 import { streamSignal, trackedItems } from "./event-items";
 
 export const runsRouter = router({
-  submit: procedure.input(submitRunInput).mutation(({ ctx, input }) => ctx.service.submit(input)),
+  submit: procedure
+    .meta({ ability: "submit" })
+    .input(submitRunInput)
+    .mutation(({ ctx, input }) => ctx.service.submit(input)),
 
   get: procedure
+    .meta({ ability: "readRuns" })
     .input(runRefInput)
     .query(async ({ ctx, input }) => ({ run: await ctx.service.getRun(input.runId) })),
 
-  listBySession: procedure.input(listSessionRunsInput).query(async ({ ctx, input }) => {
-    const items = await ctx.service.listSessionRuns(input.sessionId, input);
-    const last = items[items.length - 1];
-    return { items, nextCursor: items.length === input.limit && last ? last.seq : null };
-  }),
+  listBySession: procedure
+    .meta({ ability: "readRuns" })
+    .input(listSessionRunsInput)
+    .query(async ({ ctx, input }) => {
+      const items = await ctx.service.listSessionRuns(input.sessionId, input);
+      const last = items[items.length - 1];
+      return { items, nextCursor: items.length === input.limit && last ? last.seq : null };
+    }),
 
-  events: procedure.input(listRunEventsInput).query(async ({ ctx, input }) => {
-    const items = await ctx.service.listRunEvents(input.runId, input);
-    const last = items[items.length - 1];
-    return { items, nextCursor: items.length === input.limit && last ? last.id : null };
-  }),
+  events: procedure
+    .meta({ ability: "readRuns" })
+    .input(listRunEventsInput)
+    .query(async ({ ctx, input }) => {
+      const items = await ctx.service.listRunEvents(input.runId, input);
+      const last = items[items.length - 1];
+      return { items, nextCursor: items.length === input.limit && last ? last.id : null };
+    }),
 
   /** The run's events as they are committed (and live ones), ending after its terminal event. */
   onEvents: procedure
+    .meta({ ability: "readRuns" })
     .input(runEventsStreamInput)
     .subscription(async ({ ctx, input, signal }) =>
       trackedItems(
@@ -38,12 +49,17 @@ export const runsRouter = router({
     ),
 
   steps: procedure
+    .meta({ ability: "readRuns" })
     .input(runRefInput)
     .query(async ({ ctx, input }) => ({ items: await ctx.service.listRunSteps(input.runId) })),
 
-  cancel: procedure.input(runRefInput).mutation(({ ctx, input }) => ctx.service.cancel(input.runId)),
+  cancel: procedure
+    .meta({ ability: "cancel" })
+    .input(runRefInput)
+    .mutation(({ ctx, input }) => ctx.service.cancel(input.runId)),
 
   submitToolResult: procedure
+    .meta({ ability: "submit" })
     .input(submitToolResultInput)
     .mutation(({ ctx, input }) => ctx.service.submitToolResult(input.runId, input.name, input.output)),
 });

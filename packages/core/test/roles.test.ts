@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { ABILITIES, type Ability, may, ROLES, type Role } from "../src";
+
+// Role by role, every ability (docs/spec.md §13): what each may do, and nothing more.
+const TABLE: Record<Role, readonly Ability[]> = {
+  submitter: ["submit", "readRuns", "cancel"],
+  viewer: ["readRuns", "view"],
+  operator: ["readRuns", "cancel", "view", "operate"],
+  admin: ["submit", "readRuns", "cancel", "view", "operate", "administer"],
+};
+
+describe("roles", () => {
+  it.each(ROLES.flatMap((role) => ABILITIES.map((ability) => [role, ability] as const)))(
+    "%s may %s: as the table says",
+    (role, ability) => {
+      expect(may(role, ability)).toBe(TABLE[role].includes(ability));
+    },
+  );
+
+  it("an operator may do whatever a viewer may, an admin whatever anyone may", () => {
+    for (const ability of ABILITIES) {
+      if (may("viewer", ability)) expect(may("operator", ability)).toBe(true);
+      for (const role of ROLES) if (may(role, ability)) expect(may("admin", ability)).toBe(true);
+    }
+  });
+});
