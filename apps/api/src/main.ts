@@ -18,9 +18,7 @@ runHostCommand({
     logFields: { apiOnly: cli.apiOnly },
     createServer: ({ runtime, config, metrics, logger, isReady }) =>
       createApiServer({
-        service: runtime.engine.service,
-        fleet: runtime.engine.fleet,
-        streams: runtime.engine.streams,
+        engine: runtime.engine,
         metrics,
         logger,
         apiTokens: config.apiTokens,

@@ -4,12 +4,6 @@ import { type FakeModel, fakeChunks, startFakeModel } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
-async function streamed(client: OahClient, runId: string): Promise<StreamedEvent[]> {
-  const seen: StreamedEvent[] = [];
-  for await (const event of client.events({ runId })) seen.push(event);
-  return seen;
-}
-
 describe.each(["sqlite", "redis"] as const)("event streams of oah-api (%s)", (kind) => {
   let model: FakeModel;
   let t: ApiUnderTest;
@@ -28,11 +22,23 @@ describe.each(["sqlite", "redis"] as const)("event streams of oah-api (%s)", (ki
   it("a model step against a local fake streaming model: model.delta events in order before model.completed, whose text is their concatenation", async () => {
     const answer = "The answer is written word by word, as a model writes it.";
     model.reply({ content: answer });
+    // The model run waits behind a gate until its stream is open: a delta sent before a client
+    // connects is never sent again, so a stream opened after the start could miss the first ones.
+    const gate = await client.submit(`delta-${kind}`, {
+      input: { steps: [{ type: "wait_tool", name: "go" }] },
+    });
     const { run } = await client.submit(`delta-${kind}`, {
       executor: "script",
       input: { steps: [{ type: "model", prompt: "write" }] },
     });
-    const seen = await streamed(client, run.id);
+    const seen: StreamedEvent[] = [];
+    for await (const event of client.events({ runId: run.id })) {
+      seen.push(event);
+      if (seen.length === 1) {
+        await client.wait(gate.run.id, { until: ["waiting_tool"] });
+        await client.submitToolResult(gate.run.id, "go", true);
+      }
+    }
 
     const types = seen.map((e) => e.type);
     const deltas = seen.filter((e) => e.type === "model.delta");

@@ -1,7 +1,8 @@
 import { findJsonProblem } from "@oah/contract";
 import { type Ability, type Actor, type AuditAction, may, OahError } from "@oah/core";
-import type { FleetService, RunService, StreamService } from "@oah/engine";
+import type { AuditService, FleetService, RunService, StreamService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
+import { auditedCall } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
 
 /** How often an idle event stream gets a keep-alive comment (SPEC §12: 15 s). */
@@ -11,6 +12,7 @@ export interface ApiContext {
   service: RunService;
   fleet: FleetService;
   streams: StreamService;
+  audit: AuditService;
   /** Who calls: its token's name and role (docs/spec.md §13). */
   actor: Actor;
 }
@@ -81,7 +83,26 @@ const authorized = t.middleware(({ ctx, meta, path, next }) => {
   return next();
 });
 
+/**
+ * An operator action (a procedure with an `audit` name) is recorded once it has ended, as it
+ * was asked and as it ended: done, refused (its role, its input) or failed.
+ */
+const audited = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
+  if (!meta?.audit) return next();
+  const input = await getRawInput();
+  const result = await next();
+  const outcome = result.ok
+    ? ({ ok: true } as const)
+    : {
+        ok: false as const,
+        errorCode: toApiError(result.error).body.error.code,
+        message: result.error.message,
+      };
+  await ctx.audit.record(ctx.actor, auditedCall(meta.audit, input), outcome);
+  return result;
+});
+
 export const router = t.router;
-/** Every procedure: `procedure.meta({ ability })` (checked), then its input and resolver. */
-export const procedure = t.procedure.use(domainErrors).use(authorized).use(exactInput);
+/** Every procedure: `procedure.meta({ ability, audit? })` (checked, recorded), then its input and resolver. */
+export const procedure = t.procedure.use(domainErrors).use(audited).use(authorized).use(exactInput);
 export const createCallerFactory = t.createCallerFactory;

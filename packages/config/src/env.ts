@@ -198,6 +198,8 @@ const envSchema = z.object({
   // Ours: how often an idle HTTP event stream gets a keep-alive comment (SPEC §12: 15 s).
   OAH_STREAM_KEEPALIVE_MS: int(100, 600_000).default(15_000),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  // How long the audit log of operator actions keeps an entry, in days; 0: for ever (docs/spec.md §13).
+  OAH_AUDIT_RETENTION_DAYS: int(0, 36_500).default(90),
   // Parked waits (docs/spec.md §6): a run waiting for a tool result frees its slot (park) or keeps it (hold).
   OAH_WAIT_MODE: z.enum(WAIT_MODES).default("park"),
   // Ours: a slot whose last runs each executed in less than this claims its next session ahead (0: never).
@@ -288,6 +290,8 @@ export interface OahConfig {
   claimAheadRunMs: number;
   /** How runs wait for a client's tool result: parked (their slot freed) or held. */
   waitMode: WaitMode;
+  /** How long the audit log keeps an entry, in days; 0: for ever. */
+  auditRetentionDays: number;
   /** OAH_WORKSPACE_WEIGHTS and OAH_WORKSPACE_MAX_CONCURRENT: how the queue shares workers between workspaces. */
   fairShare: FairShare;
   shell: ShellMode;
@@ -411,6 +415,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.OAH_LOG_LEVEL,
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
     waitMode: e.OAH_WAIT_MODE,
+    auditRetentionDays: e.OAH_AUDIT_RETENTION_DAYS,
     fairShare: { weights: e.OAH_WORKSPACE_WEIGHTS ?? {}, caps: e.OAH_WORKSPACE_MAX_CONCURRENT ?? {} },
     shell: e.OAH_SHELL,
     sandbox: {

@@ -1,5 +1,6 @@
 export * from "./admin";
 export * from "./agent";
+export * from "./audit";
 export * from "./ids";
 export * from "./inputs";
 export * from "./json";

@@ -20,6 +20,7 @@ import type { MaintenanceSettings } from "./maintenance/task";
 import { MAINTENANCE_PLUGINS } from "./maintenance/tasks";
 import type { EngineObservers } from "./observers";
 import { ElasticPool, type PoolOptions } from "./pool/elastic-pool";
+import { AuditService } from "./service/audit-service";
 import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
@@ -78,6 +79,7 @@ export interface RunEngine {
   service: RunService;
   fleet: FleetService;
   streams: StreamService;
+  audit: AuditService;
 }
 
 /**
@@ -149,6 +151,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       workload: () => fleetWorkload(store, queue),
       logger,
     }),
+    audit: new AuditService(store, logger),
     streams: new StreamService({
       store,
       hub: new StreamHub(events),

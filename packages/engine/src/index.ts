@@ -31,6 +31,7 @@ export type { EngineObservers } from "./observers";
 export { PeriodicTask } from "./periodic-task";
 export type { PoolOptions } from "./pool/elastic-pool";
 export { RunFailure } from "./run-failure";
+export type { AuditedCall, AuditService } from "./service/audit-service";
 export type { FleetService } from "./service/fleet-service";
 export { type PoolReports, poolOverview } from "./service/pool-overview";
 export type { RequeueRequest, RunService } from "./service/run-service";

@@ -125,15 +125,17 @@ describe("the maintenance tasks", () => {
       exclusiveOwner,
       staleAfterMs: 30_000,
       scanIntervalMs: 15_000,
+      auditRetentionMs: 90 * 86_400_000,
     },
   });
 
-  it("recover stale runs first, then refill the queue, then reconcile it, then end parked runs past their deadline", () => {
+  it("recover stale runs first, then refill the queue, then reconcile it, then end parked runs past their deadline, then prune the audit log", () => {
     expect(MAINTENANCE_PLUGINS.map((plugin) => plugin(context(false)).name)).toEqual([
       "stale-runs",
       "queue-refill",
       "queue-reconcile",
       "parked-timeouts",
+      "audit-retention",
     ]);
   });
 
@@ -142,7 +144,11 @@ describe("the maintenance tasks", () => {
     // One process owns every run: nobody else's to watch after its start. Parked runs still time out.
     [true, { "stale-runs": 0, "queue-refill": 0, "queue-reconcile": 0 }],
   ])("with an exclusive owner %s, run at these intervals after the start", (exclusiveOwner, intervals) => {
-    const expected = { ...intervals, "parked-timeouts": PARKED_TIMEOUT_INTERVAL_MS };
+    const expected = {
+      ...intervals,
+      "parked-timeouts": PARKED_TIMEOUT_INTERVAL_MS,
+      "audit-retention": 3_600_000,
+    };
     const got = Object.fromEntries(
       MAINTENANCE_PLUGINS.map((plugin) => plugin(context(exclusiveOwner))).map((t) => [t.name, t.intervalMs]),
     );

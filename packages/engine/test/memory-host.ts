@@ -124,6 +124,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     exclusiveOwner: true,
     staleAfterMs: 30_000,
     scanIntervalMs: 60_000,
+    auditRetentionMs: 0,
     ...options.recovery,
   };
   const pool: PoolOptions = {

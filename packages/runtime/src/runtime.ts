@@ -223,6 +223,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       exclusiveOwner: redis === null,
       staleAfterMs: config.staleRunAfterMs,
       scanIntervalMs: config.recoveryScanIntervalMs,
+      auditRetentionMs: config.auditRetentionDays * 86_400_000,
     },
   });
   return {

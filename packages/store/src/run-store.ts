@@ -1,4 +1,6 @@
 import type {
+  AuditEntry,
+  AuditOutcome,
   ExecutorName,
   Run,
   RunEvent,
@@ -9,6 +11,8 @@ import type {
 } from "@oah/contract";
 import type {
   ActiveStatus,
+  Actor,
+  AuditAction,
   QueueEntry,
   RecoveryContext,
   RunEventType,
@@ -152,6 +156,23 @@ export type AwaitingSlotPage =
   | { after?: { sessionId: string; queueSeq: number }; limit: number }
   | { enqueuedBefore: number; limit: number };
 
+/** An operator action to record (docs/spec.md §13). */
+export interface NewAuditEntry {
+  actor: Actor;
+  action: AuditAction;
+  target: string | null;
+  params: unknown;
+  outcome: AuditOutcome;
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: AuditAction;
+  /** Entries older than this one (ids grow with time). */
+  beforeId?: number;
+  limit: number;
+}
+
 export interface StepStart {
   kind: StepKind;
   name: string;
@@ -281,6 +302,12 @@ export interface RunStore {
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
+
+  recordAudit(entry: NewAuditEntry): Promise<void>;
+  /** The audit log, newest first. */
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Deletes up to `limit` audit entries older than `before` (epoch ms); how many it deleted. */
+  pruneAudit(before: number, limit: number): Promise<number>;
 
   /** For the in-process modes: this process alone uses the store until close(), or StoreInUseError. */
   acquireExclusiveUse(): Promise<void>;

@@ -1,6 +1,7 @@
-import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import type { AuditEntry, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
 import { type QueueEntry, type RunEventType, requireWriteTarget } from "@oah/core";
 import { GroupCommit } from "./group-commit";
+import { listAudit, pruneAudit, recordAudit } from "./ops/audit-log";
 import { activeByWorkspace, awaitingSlot, countAwaitingSlot, listAwaitingSlot } from "./ops/awaiting-slot";
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
@@ -18,6 +19,7 @@ import { eventPosition, type StreamRead, streamEventsBatch } from "./ops/stream-
 import { deliverToolResult, takeToolResult, waitForTool } from "./ops/tool-results";
 import { writeTransitions } from "./ops/write-transitions";
 import type {
+  AuditQuery,
   AwaitingSlotPage,
   CancelRequest,
   Claim,
@@ -27,6 +29,7 @@ import type {
   HeartbeatResult,
   ManualRequeueOutcome,
   ManualRequeueRequest,
+  NewAuditEntry,
   NewRun,
   Park,
   ParkResult,
@@ -202,6 +205,18 @@ export class SqlRunStore implements RunStore {
 
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {
     return recoverRun(this.ctx, request);
+  }
+
+  recordAudit(entry: NewAuditEntry): Promise<void> {
+    return recordAudit(this.ctx, entry);
+  }
+
+  listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return listAudit(this.ctx, query);
+  }
+
+  pruneAudit(before: number, limit: number): Promise<number> {
+    return pruneAudit(this.ctx, before, limit);
   }
 
   acquireExclusiveUse(): Promise<void> {

@@ -457,6 +457,66 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     await store.finishRun({ runId: a.id, token: "a" }, { status: "completed" });
   });
 
+  it("keeps the audit log: newest first, by actor or action, page by page, pruned by age", async () => {
+    const alice = { name: "alice", role: "operator" as const };
+    const bob = { name: "bob", role: "admin" as const };
+    const start = clock;
+    const entries = [
+      {
+        actor: alice,
+        action: "run.requeue" as const,
+        target: "run_1",
+        params: { runId: "run_1" },
+        outcome: { ok: true as const },
+      },
+      {
+        actor: bob,
+        action: "host.cordon" as const,
+        target: "h-1",
+        params: { hostId: "h-1" },
+        outcome: { ok: true as const },
+      },
+      {
+        actor: alice,
+        action: "run.cancel" as const,
+        target: "run_2",
+        params: { runId: "run_2" },
+        outcome: { ok: false as const, errorCode: "run_not_found", message: "no run with id run_2" },
+      },
+    ];
+    for (const entry of entries) {
+      clock += 1_000;
+      await store.recordAudit(entry);
+    }
+    const all = await store.listAudit({ limit: 10 });
+    expect(all.map((e) => [e.actor, e.role, e.action, e.target])).toEqual([
+      ["alice", "operator", "run.cancel", "run_2"],
+      ["bob", "admin", "host.cordon", "h-1"],
+      ["alice", "operator", "run.requeue", "run_1"],
+    ]);
+    expect(all[0]).toMatchObject({
+      at: new Date(start + 3_000).toISOString(),
+      params: { runId: "run_2" },
+      outcome: { ok: false, errorCode: "run_not_found" },
+    });
+    expect((await store.listAudit({ actor: "alice", limit: 10 })).map((e) => e.action)).toEqual([
+      "run.cancel",
+      "run.requeue",
+    ]);
+    expect((await store.listAudit({ action: "host.cordon", limit: 10 })).map((e) => e.actor)).toEqual([
+      "bob",
+    ]);
+    const firstPage = await store.listAudit({ limit: 2 });
+    const next = await store.listAudit({ limit: 2, beforeId: firstPage[1]!.id });
+    expect(next.map((e) => e.action)).toEqual(["run.requeue"]);
+    // Older than the second one: the first goes.
+    expect(await store.pruneAudit(start + 1_500, 100)).toBe(1);
+    expect((await store.listAudit({ limit: 10 })).map((e) => e.action)).toEqual([
+      "run.cancel",
+      "host.cordon",
+    ]);
+  });
+
   it("dates a quarantine by the store's clock, in the columns and the metadata alike", async () => {
     const run = (await store.createRun(newRun("s-dated"))).run;
     await store.startRun({ runId: run.id, token: "a" }, "w");

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type Actor, LOCAL_ACTOR, type NamedToken, OahError } from "@oah/core";
-import type { FleetService, Logger, RunService, StreamService } from "@oah/engine";
+import type { Logger, RunEngine } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter, createCaller } from "../root";
 import { type ApiContext, STREAM_KEEPALIVE_MS } from "../trpc";
@@ -15,9 +15,8 @@ import { matchRoute } from "./routes";
 import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ApiServerOptions {
-  service: RunService;
-  fleet: FleetService;
-  streams: StreamService;
+  /** What the API asks of the engine. */
+  engine: Pick<RunEngine, "service" | "fleet" | "streams" | "audit">;
   metrics: HttpMetrics;
   logger: Logger;
   /** The tokens the API accepts, each with its name and role; none: loopback only, open to all. */
@@ -44,11 +43,11 @@ export const MAX_BATCH_SIZE = 10;
  * /trpc, both answered by the same router, plus probes and metrics.
  */
 export function createApiServer(options: ApiServerOptions): Server {
-  const { service, fleet, streams, metrics, logger } = options;
+  const { engine, metrics, logger } = options;
   const auth = bearerAuthOf(options.apiTokens);
   /** The caller each request was let in as, for its tRPC context. */
   const actors = new WeakMap<IncomingMessage, Actor>();
-  const contextOf = (actor: Actor): ApiContext => ({ service, fleet, streams, actor });
+  const contextOf = (actor: Actor): ApiContext => ({ ...engine, actor });
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",

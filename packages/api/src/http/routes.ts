@@ -123,6 +123,18 @@ export const HTTP_ROUTES: HttpRoute[] = [
     call: (c) => c.admin.pool(),
   },
   {
+    method: "GET",
+    path: "/api/v1/audit",
+    status: 200,
+    call: (c, r) => c.admin.audit(r.query as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/auth/whoami",
+    status: 200,
+    call: (c) => c.auth.whoami(),
+  },
+  {
     method: "POST",
     path: "/api/v1/hosts/:hostId/cordon",
     status: 202,

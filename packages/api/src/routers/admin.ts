@@ -1,4 +1,4 @@
-import { listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/contract";
+import { listAuditInput, listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/contract";
 import { procedure, router } from "../trpc";
 import { streamSignal } from "./event-items";
 
@@ -10,17 +10,29 @@ export const adminRouter = router({
 
   overview: procedure.meta({ ability: "view" }).query(({ ctx }) => ctx.service.overview()),
 
+  // Who asked is the caller's token, unless the call names someone.
   requeue: procedure
-    .meta({ ability: "operate" })
+    .meta({ ability: "operate", audit: "run.requeue" })
     .input(requeueRunInput)
-    .mutation(({ ctx, input }) => ctx.service.requeue(input.runId, input)),
+    .mutation(({ ctx, input }) =>
+      ctx.service.requeue(input.runId, { ...input, requestedBy: input.requestedBy ?? ctx.actor.name }),
+    ),
 
   requeueMany: procedure
-    .meta({ ability: "operate" })
+    .meta({ ability: "operate", audit: "run.requeue_many" })
     .input(requeueManyInput)
     .mutation(async ({ ctx, input }) => ({
-      items: await ctx.service.requeueMany(input.runIds, input),
+      items: await ctx.service.requeueMany(input.runIds, {
+        ...input,
+        requestedBy: input.requestedBy ?? ctx.actor.name,
+      }),
     })),
+
+  /** The audit log of operator actions, newest first. */
+  audit: procedure
+    .meta({ ability: "view" })
+    .input(listAuditInput)
+    .query(({ ctx, input }) => ctx.audit.list(input)),
 
   pool: procedure.meta({ ability: "view" }).query(({ ctx }) => ctx.fleet.poolOverview()),
 

@@ -4,22 +4,22 @@ import { procedure, router } from "../trpc";
 /** The orders to worker hosts and the rolling restarts (issue 17 §4). */
 export const fleetRouter = router({
   cordon: procedure
-    .meta({ ability: "operate" })
+    .meta({ ability: "operate", audit: "host.cordon" })
     .input(hostOrderInput)
     .mutation(({ ctx, input }) => ctx.fleet.cordon(input.hostId)),
 
   uncordon: procedure
-    .meta({ ability: "operate" })
+    .meta({ ability: "operate", audit: "host.uncordon" })
     .input(hostOrderInput)
     .mutation(({ ctx, input }) => ctx.fleet.uncordon(input.hostId)),
 
   drain: procedure
-    .meta({ ability: "operate" })
+    .meta({ ability: "operate", audit: "host.drain" })
     .input(hostOrderInput)
     .mutation(({ ctx, input }) => ctx.fleet.drain(input.hostId)),
 
   rollout: procedure
-    .meta({ ability: "administer" })
+    .meta({ ability: "administer", audit: "fleet.rollout" })
     .input(rolloutInput)
     .mutation(({ ctx, input }) => ctx.fleet.rollout(input)),
 

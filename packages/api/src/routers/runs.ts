@@ -54,12 +54,12 @@ export const runsRouter = router({
     .query(async ({ ctx, input }) => ({ items: await ctx.service.listRunSteps(input.runId) })),
 
   cancel: procedure
-    .meta({ ability: "cancel" })
+    .meta({ ability: "cancel", audit: "run.cancel" })
     .input(runRefInput)
     .mutation(({ ctx, input }) => ctx.service.cancel(input.runId)),
 
   submitToolResult: procedure
-    .meta({ ability: "submit" })
+    .meta({ ability: "submit", audit: "run.tool_result" })
     .input(submitToolResultInput)
     .mutation(({ ctx, input }) => ctx.service.submitToolResult(input.runId, input.name, input.output)),
 });

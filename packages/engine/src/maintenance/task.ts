@@ -13,6 +13,8 @@ export interface MaintenanceSettings extends RecoveryPolicy {
   staleAfterMs: number;
   /** How often hosts sharing the queue run maintenance; 0: only at start. */
   scanIntervalMs: number;
+  /** How long the audit log keeps an entry; 0: for ever. */
+  auditRetentionMs: number;
 }
 
 export interface MaintenanceContext {

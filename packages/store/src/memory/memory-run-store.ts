@@ -1,4 +1,4 @@
-import type { Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import type { AuditEntry, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
 import {
   type ActiveStatus,
   checkManualRequeue,
@@ -24,10 +24,12 @@ import {
   decodeRunSummary,
   decodeStep,
   entryOf,
+  iso,
   type JsonDecoder,
   type StepRow,
 } from "../rows";
 import type {
+  AuditQuery,
   AwaitingSlotPage,
   CancelRequest,
   Claim,
@@ -37,6 +39,7 @@ import type {
   HeartbeatResult,
   ManualRequeueOutcome,
   ManualRequeueRequest,
+  NewAuditEntry,
   NewRun,
   Park,
   ParkResult,
@@ -731,6 +734,39 @@ export class MemoryRunStore implements RunStore {
     });
     db.insertEvent(row.id, "run.failed", now, failure.data);
     return { run: this.run(row), action: decision, queueEntry: null, previousClaimToken };
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<void> {
+    this.db.audit.push({
+      id: ++this.db.lastAuditId,
+      at: iso(this.now()),
+      actor: entry.actor.name,
+      role: entry.actor.role,
+      action: entry.action,
+      target: entry.target,
+      // Kept as the SQL stores keep it: a copy, through JSON.
+      params: entry.params === undefined ? null : fromJson(toJson(entry.params)),
+      outcome: fromJson(toJson(entry.outcome)) as AuditEntry["outcome"],
+    });
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.db.audit
+      .filter(
+        (e) =>
+          (query.actor === undefined || e.actor === query.actor) &&
+          (query.action === undefined || e.action === query.action) &&
+          (query.beforeId === undefined || e.id < query.beforeId),
+      )
+      .reverse()
+      .slice(0, query.limit);
+  }
+
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    const old = this.db.audit.filter((e) => Date.parse(e.at) < before).slice(0, limit);
+    const gone = new Set(old);
+    this.db.audit = this.db.audit.filter((e) => !gone.has(e));
+    return old.length;
   }
 
   /** Its tables are this object's: nobody else can use them. */

@@ -1,3 +1,4 @@
+import type { AuditEntry } from "@oah/contract";
 import type { RunEventType } from "@oah/core";
 import type { EventRow, RunRow, StepRow } from "../rows";
 import { encodeJson } from "../sql/client";
@@ -40,6 +41,9 @@ export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b
  */
 export class MemoryTables {
   readonly sessions = new Map<string, SessionRecord>();
+  /** The audit log, oldest first, and the last id it gave. */
+  audit: AuditEntry[] = [];
+  lastAuditId = 0;
   readonly runs = new Map<string, RunRecord>();
   private readonly sessionRuns = new Map<string, RunRecord[]>();
   private readonly events = new Map<string, EventRow[]>();

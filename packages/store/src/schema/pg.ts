@@ -150,3 +150,26 @@ export const runCounts = pgTable("run_counts", {
   counter: text("counter").notNull(),
   n: bigint("n", { mode: "number" }).notNull(),
 });
+
+/**
+ * What operators did (docs/spec.md §13): one row per action, who (the token's name and role),
+ * when, its target, its parameters and its outcome; kept OAH_AUDIT_RETENTION_DAYS.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    at: ms("at").notNull(),
+    actor: text("actor").notNull(),
+    role: text("role").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    params: jsonb("params"),
+    outcome: jsonb("outcome").notNull(),
+  },
+  (t) => [
+    index("audit_log_at_idx").on(t.at, t.id),
+    index("audit_log_actor_idx").on(t.actor, t.at, t.id),
+    index("audit_log_action_idx").on(t.action, t.at, t.id),
+  ],
+);

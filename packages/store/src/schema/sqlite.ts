@@ -124,3 +124,22 @@ export const runCounts = sqliteTable("run_counts", {
   counter: text("counter").primaryKey(),
   n: integer("n").notNull(),
 });
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    actor: text("actor").notNull(),
+    role: text("role").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    params: json("params"),
+    outcome: json("outcome").notNull(),
+  },
+  (t) => [
+    index("audit_log_at_idx").on(t.at, t.id),
+    index("audit_log_actor_idx").on(t.actor, t.at, t.id),
+    index("audit_log_action_idx").on(t.action, t.at, t.id),
+  ],
+);

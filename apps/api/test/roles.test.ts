@@ -1,0 +1,226 @@
+import { appRouter, HTTP_ROUTES } from "@oah/api";
+import { ROLES, type Role } from "@oah/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiUnderTest, startApi } from "./support";
+
+const token = (role: Role) => `${role}-token-0123456789abcdefghijklmnop`;
+const TOKENS = ROLES.map((role) => ({ name: `the-${role}`, token: token(role), role }));
+
+const ANYONE = ROLES;
+const READERS: Role[] = ["submitter", "viewer", "operator", "admin"];
+const VIEWERS: Role[] = ["viewer", "operator", "admin"];
+const OPERATORS: Role[] = ["operator", "admin"];
+const SUBMITTERS: Role[] = ["submitter", "admin"];
+
+/** Who may call each procedure (docs/spec.md §13), written out: a procedure missing here fails the test. */
+const MAY_CALL: Record<string, readonly Role[]> = {
+  "runs.submit": SUBMITTERS,
+  "runs.get": READERS,
+  "runs.listBySession": READERS,
+  "runs.events": READERS,
+  "runs.onEvents": READERS,
+  "runs.steps": READERS,
+  "runs.cancel": ["submitter", "operator", "admin"],
+  "runs.submitToolResult": SUBMITTERS,
+  "sessions.events": READERS,
+  "sessions.onEvents": READERS,
+  "admin.runs": VIEWERS,
+  "admin.overview": VIEWERS,
+  "admin.requeue": OPERATORS,
+  "admin.requeueMany": OPERATORS,
+  "admin.audit": VIEWERS,
+  "admin.pool": VIEWERS,
+  "admin.onChanges": VIEWERS,
+  "fleet.cordon": OPERATORS,
+  "fleet.uncordon": OPERATORS,
+  "fleet.drain": OPERATORS,
+  "fleet.rollout": ["admin"],
+  "fleet.rolloutProgress": VIEWERS,
+  "auth.whoami": ANYONE,
+  "auth.signIn": ANYONE,
+  "auth.signOut": ANYONE,
+};
+
+interface Answer {
+  status: number;
+  code: string | undefined;
+}
+
+describe("roles: every procedure × every role, over HTTP and tRPC", () => {
+  let t: ApiUnderTest;
+  /** A run that waits for its tool: what refused cancels and tool results must leave as it is. */
+  let runId: string;
+  const inputs = (): Record<string, unknown> => ({
+    "runs.submit": { sessionId: "roles-new", input: { steps: [] } },
+    "runs.get": { runId },
+    "runs.listBySession": { sessionId: "roles" },
+    "runs.events": { runId },
+    "runs.onEvents": { runId },
+    "runs.steps": { runId },
+    "runs.cancel": { runId: "run_00000000000000000000000000" },
+    "runs.submitToolResult": { runId: "run_00000000000000000000000000", name: "approve", output: 1 },
+    "sessions.events": { sessionId: "roles" },
+    "sessions.onEvents": { sessionId: "roles" },
+    "admin.runs": {},
+    "admin.requeue": { runId },
+    "admin.requeueMany": { runIds: [runId] },
+    "admin.audit": {},
+    "fleet.cordon": { hostId: "no-such-host" },
+    "fleet.uncordon": { hostId: "no-such-host" },
+    "fleet.drain": { hostId: "no-such-host" },
+    "fleet.rollout": {},
+    "fleet.rolloutProgress": { rolloutId: "rollout_00000000000000000000000000" },
+  });
+
+  /** What a refusal must leave alone: the runs, their events, and the hosts' orders. */
+  async function world(): Promise<string> {
+    const admin = { authorization: `Bearer ${token("admin")}` };
+    const read = async <T>(path: string) =>
+      (await (await fetch(`${t.api.url}${path}`, { headers: admin })).json()) as T;
+    const [overview, events, pool] = await Promise.all([
+      read<{ statusCounts: unknown }>("/api/v1/storage/overview"),
+      read<{ items: unknown[] }>(`/api/v1/runs/${runId}/events`),
+      read<{ hosts: { state: string }[] }>("/api/v1/pool"),
+    ]);
+    return JSON.stringify([overview.statusCounts, events.items.length, pool.hosts.map((h) => h.state)]);
+  }
+
+  beforeAll(async () => {
+    t = await startApi("sqlite", { OAH_API_TOKENS: JSON.stringify(TOKENS) });
+    const submitted = await fetch(`${t.api.url}/api/v1/sessions/roles/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token("submitter")}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: { steps: [{ type: "wait_tool", name: "approve" }] } }),
+    });
+    runId = ((await submitted.json()) as { run: { id: string } }).run.id;
+  });
+  afterAll(() => t?.dispose());
+
+  it("lists every procedure of the router", () => {
+    const procedures = Object.keys(appRouter._def.procedures).sort();
+    expect(procedures).toEqual(Object.keys(MAY_CALL).sort());
+  });
+
+  /** A tRPC call as a client sends it: a query by GET, a mutation by POST, a subscription as a stream. */
+  async function trpcCall(path: string, role: Role): Promise<Answer> {
+    const procedure = (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[
+      path
+    ]!;
+    const type = procedure._def.type;
+    const input = inputs()[path];
+    const headers: Record<string, string> = { authorization: `Bearer ${token(role)}` };
+    const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+    const closed = new AbortController();
+    const response =
+      type === "mutation"
+        ? await fetch(`${t.api.url}/trpc/${path}`, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json" },
+            body: JSON.stringify(input ?? {}),
+          })
+        : await fetch(`${t.api.url}/trpc/${path}${query}`, {
+            headers: type === "subscription" ? { ...headers, accept: "text/event-stream" } : headers,
+            signal: closed.signal,
+          });
+    if (type === "subscription") {
+      // A refused subscription sends its error as the stream's first message.
+      const reader = response.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      closed.abort();
+      const refused = /"errorCode":"forbidden"/.test(first);
+      return { status: refused ? 403 : response.status, code: refused ? "forbidden" : undefined };
+    }
+    const body = (await response.json()) as { error?: { data?: { errorCode?: string } } };
+    return { status: response.status, code: body.error?.data?.errorCode };
+  }
+
+  describe.each(ROLES)("as %s", (role) => {
+    it.each(Object.keys(MAY_CALL))(
+      "over tRPC, %s: allowed, or 403 forbidden with nothing changed",
+      async (path) => {
+        const before = await world();
+        const answer = await trpcCall(path, role);
+        if (MAY_CALL[path]!.includes(role)) {
+          expect(answer.status, `${role} ${path}`).not.toBe(403);
+        } else {
+          expect(answer, `${role} ${path}`).toEqual({ status: 403, code: "forbidden" });
+          expect(await world()).toBe(before);
+        }
+      },
+    );
+
+    it.each(HTTP_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))(
+      "over HTTP, %s: allowed, or 403 forbidden with nothing changed",
+      async (_name, route) => {
+        const path = route.path
+          .replace(":runId", runId)
+          .replace(":sessionId", "roles")
+          .replace(":hostId", "no-such-host")
+          .replace(":rolloutId", "rollout_00000000000000000000000000");
+        const body = {
+          "/api/v1/sessions/:sessionId/runs": { input: { steps: [] } },
+          "/api/v1/runs/:runId/tool-results": { name: "approve", output: 1 },
+          "/api/v1/runs/requeue": { runIds: [runId] },
+        }[route.path];
+        const before = await world();
+        const response = await fetch(`${t.api.url}${path}`, {
+          method: route.method,
+          headers: {
+            authorization: `Bearer ${token(role)}`,
+            ...(route.method === "POST" ? { "content-type": "application/json" } : {}),
+          },
+          ...(route.method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
+        });
+        const answer = (await response.json()) as { error?: { code: string } };
+        const procedure = procedureOf(route.method, route.path);
+        if (MAY_CALL[procedure]!.includes(role)) {
+          expect(response.status, `${role} ${route.method} ${route.path}`).not.toBe(403);
+        } else {
+          expect([response.status, answer.error?.code], `${role} ${route.method} ${route.path}`).toEqual([
+            403,
+            "forbidden",
+          ]);
+          expect(await world()).toBe(before);
+        }
+      },
+    );
+  });
+
+  it("names the caller: each token's name and role", async () => {
+    for (const { name, role } of TOKENS) {
+      const response = await fetch(`${t.api.url}/api/v1/auth/whoami`, {
+        headers: { authorization: `Bearer ${token(role)}` },
+      });
+      expect(await response.json()).toEqual({ actor: { name, role } });
+    }
+  });
+});
+
+/** The procedure an HTTP route calls, as the route table has it. */
+function procedureOf(method: string, path: string): string {
+  const table: Record<string, string> = {
+    "POST /api/v1/sessions/:sessionId/runs": "runs.submit",
+    "GET /api/v1/sessions/:sessionId/runs": "runs.listBySession",
+    "GET /api/v1/sessions/:sessionId/events": "sessions.events",
+    "GET /api/v1/runs/:runId": "runs.get",
+    "GET /api/v1/runs/:runId/events": "runs.events",
+    "GET /api/v1/runs/:runId/steps": "runs.steps",
+    "POST /api/v1/runs/:runId/cancel": "runs.cancel",
+    "POST /api/v1/runs/:runId/tool-results": "runs.submitToolResult",
+    "POST /api/v1/runs/:runId/requeue": "admin.requeue",
+    "POST /api/v1/runs/requeue": "admin.requeueMany",
+    "GET /api/v1/storage/runs": "admin.runs",
+    "GET /api/v1/storage/overview": "admin.overview",
+    "GET /api/v1/pool": "admin.pool",
+    "GET /api/v1/audit": "admin.audit",
+    "GET /api/v1/auth/whoami": "auth.whoami",
+    "POST /api/v1/hosts/:hostId/cordon": "fleet.cordon",
+    "POST /api/v1/hosts/:hostId/uncordon": "fleet.uncordon",
+    "POST /api/v1/hosts/:hostId/drain": "fleet.drain",
+    "POST /api/v1/fleet/rollout": "fleet.rollout",
+    "GET /api/v1/fleet/rollout/:rolloutId": "fleet.rolloutProgress",
+  };
+  const procedure = table[`${method} ${path}`];
+  if (!procedure) throw new Error(`the roles test does not know the route ${method} ${path}`);
+  return procedure;
+}

@@ -1,0 +1,45 @@
+import type { AuditOutcome, AuditPage, ListAuditInput } from "@oah/contract";
+import type { Actor, AuditAction } from "@oah/core";
+import type { RunStore } from "@oah/store";
+import type { Logger } from "../logger";
+
+/** What an audited call records besides who, when and its outcome. */
+export interface AuditedCall {
+  action: AuditAction;
+  target: string | null;
+  params: unknown;
+}
+
+/**
+ * The audit log of operator actions (docs/spec.md §13): recorded once the action is done,
+ * as the caller asked it and as it ended, and listed newest first.
+ */
+export class AuditService {
+  constructor(
+    private readonly store: Pick<RunStore, "recordAudit" | "listAudit">,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Never fails the action it records, which is done: a lost entry is logged instead. */
+  async record(actor: Actor, call: AuditedCall, outcome: AuditOutcome): Promise<void> {
+    try {
+      await this.store.recordAudit({ actor, ...call, outcome });
+    } catch (error) {
+      this.logger.error(
+        { err: error, actor: actor.name, action: call.action, target: call.target, outcome },
+        "an operator action could not be recorded in the audit log",
+      );
+    }
+  }
+
+  async list(input: ListAuditInput): Promise<AuditPage> {
+    const items = await this.store.listAudit({
+      actor: input.actor,
+      action: input.action,
+      beforeId: input.cursor === undefined ? undefined : Number(input.cursor),
+      limit: input.limit,
+    });
+    const last = items[items.length - 1];
+    return { items, nextCursor: items.length === input.limit && last ? String(last.id) : null };
+  }
+}
