@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { WhoAmI } from "@/components/WhoAmI";
 import { tokenRequired } from "@/lib/server-config";
 import { Providers } from "./providers";
 import "./globals.css";
@@ -20,30 +21,32 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <body>
-        <a className="skip-link" href="#main">
-          Skip to content
-        </a>
-        <header className="topbar">
-          <Link href="/storage" className="brand">
-            <span className="brand-mark" aria-hidden="true">
-              ◆
-            </span>{" "}
-            oah <span className="muted">console</span>
-          </Link>
-          <nav aria-label="Main" className="topnav">
-            <Link href="/storage">Storage</Link>
-            <Link href="/storage#pool">Pool</Link>
-          </nav>
-          <div className="spacer" />
-          {signedInMode ? (
-            <form method="post" action="/api/auth/sign-out">
-              <button type="submit" className="btn btn-small btn-ghost">
-                Sign out
-              </button>
-            </form>
-          ) : null}
-        </header>
         <Providers>
+          <a className="skip-link" href="#main">
+            Skip to content
+          </a>
+          <header className="topbar">
+            <Link href="/storage" className="brand">
+              <span className="brand-mark" aria-hidden="true">
+                ◆
+              </span>{" "}
+              oah <span className="muted">console</span>
+            </Link>
+            <nav aria-label="Main" className="topnav">
+              <Link href="/storage">Storage</Link>
+              <Link href="/storage#pool">Pool</Link>
+              <Link href="/audit">Audit</Link>
+            </nav>
+            <div className="spacer" />
+            {signedInMode ? <WhoAmI /> : null}
+            {signedInMode ? (
+              <form method="post" action="/api/auth/sign-out">
+                <button type="submit" className="btn btn-small btn-ghost">
+                  Sign out
+                </button>
+              </form>
+            ) : null}
+          </header>
           <main id="main">{children}</main>
         </Providers>
       </body>

@@ -15,12 +15,20 @@ export function apiUrl(): string {
 }
 
 /**
- * The token oah-api expects, when the console is configured with one. Its presence means
- * operators must sign in; the console never sends this value itself: it forwards the token
- * the operator signed in with, checked against the API.
+ * Whether oah-api expects tokens (OAH_API_TOKEN, or named ones in OAH_API_TOKENS): operators must
+ * sign in. The console never sends a token of its own: it forwards the one the operator signed
+ * in with, checked against the API.
  */
 export function tokenRequired(): boolean {
-  return Boolean(process.env.OAH_API_TOKEN?.trim());
+  return Boolean(process.env.OAH_API_TOKEN?.trim() || process.env.OAH_API_TOKENS?.trim());
+}
+
+/**
+ * With OAH_API_TOKEN alone, the console knows the one token there is and checks a sign-in
+ * against it before asking the API; with named tokens, the API alone knows them all.
+ */
+export function knowsTheToken(): boolean {
+  return Boolean(process.env.OAH_API_TOKEN?.trim()) && !process.env.OAH_API_TOKENS?.trim();
 }
 
 /** Whether a token is the one the console is configured with (compared in constant time). */

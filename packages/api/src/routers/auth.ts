@@ -1,6 +1,7 @@
+import type { Actor } from "@oah/core";
 import { procedure, router } from "../trpc";
 
-const whoami = ({ ctx }: { ctx: { actor: { name: string; role: string } } }) => ({ actor: ctx.actor });
+const whoami = ({ ctx }: { ctx: { actor: Actor } }) => ({ actor: ctx.actor });
 
 /**
  * Who the caller is (its token's name and role), for the console to show what it may do; and

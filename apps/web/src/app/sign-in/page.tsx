@@ -13,6 +13,8 @@ const MESSAGES: Record<string, (api: string) => string> = {
   expired: () => "oah-api no longer accepts your session's token. Sign in again.",
   slow: () =>
     "Too many refused sign-ins from this address: wait a few seconds before the next try (one try comes back every 6 s).",
+  role: () =>
+    "That token is a client's (submitter): it submits and follows runs, and sees nothing of the console. Sign in with a viewer's, an operator's or an admin's token.",
   mismatch: () =>
     "oah-api refused the token although the console is configured with it: OAH_API_TOKEN differs between the console and the API.",
 };
@@ -34,9 +36,9 @@ export default async function SignInPage({
       <form className="panel sign-in-card" method="post" action="/api/auth/sign-in">
         <h1>Sign in</h1>
         <p className="muted">
-          This console talks to an oah-api that requires a token. Enter the API token (
-          <code>OAH_API_TOKEN</code>); it is checked against the API and kept in an httpOnly cookie that page
-          scripts cannot read.
+          This console talks to an oah-api that requires a token. Enter your API token (
+          <code>OAH_API_TOKEN</code>, or yours of <code>OAH_API_TOKENS</code>); it is checked against the API
+          and kept in an httpOnly cookie that page scripts cannot read. What you may do follows its role.
         </p>
         {message ? (
           <p className="notice notice-error" role="alert">

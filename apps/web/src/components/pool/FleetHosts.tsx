@@ -1,4 +1,5 @@
 import type { PoolSnapshot } from "@oah/contract";
+import { useMay } from "@/lib/actor";
 import { hostActions, ORDER_COPY } from "@/lib/pool/host-orders";
 import { Time } from "../Time";
 import { HostBadges } from "./HostBadges";
@@ -14,6 +15,7 @@ export function FleetHosts({
   readAt: number;
   orders: HostOrders;
 }) {
+  const mayOrder = useMay("operate");
   return (
     <div className="table-wrap">
       <table className="dense-table" aria-label="Hosts">
@@ -43,7 +45,7 @@ export function FleetHosts({
               </td>
               <td className="col-action">
                 <span className="host-orders">
-                  {hostActions(host.state).map((action) => (
+                  {(mayOrder ? hostActions(host.state) : []).map((action) => (
                     <button
                       key={action}
                       type="button"

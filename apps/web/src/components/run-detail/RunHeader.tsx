@@ -1,4 +1,5 @@
 import type { Run } from "@oah/contract";
+import { useMay } from "@/lib/actor";
 import type { LiveState } from "@/lib/live/state";
 import { isCancellable, requeueKind } from "@/lib/runs";
 import { ParkedBadge, RecoveryBadge, StatusBadge } from "../Badges";
@@ -8,7 +9,9 @@ import type { RunActions } from "./useRunActions";
 /** The run's id and state, and the actions it allows. */
 export function RunHeader({ run, actions, live }: { run: Run; actions: RunActions; live: LiveState }) {
   const { cancel, requeue } = actions;
-  const again = requeueKind(run);
+  const mayCancel = useMay("cancel");
+  // Requeue, or run again: an operator's.
+  const again = useMay("operate") ? requeueKind(run) : null;
   return (
     <header className="run-head">
       <h1 className="mono">{run.id}</h1>
@@ -19,7 +22,7 @@ export function RunHeader({ run, actions, live }: { run: Run; actions: RunAction
       {run.recoveryState ? <RecoveryBadge state={run.recoveryState} /> : null}
       <LiveBadge state={live} />
       <div className="spacer" />
-      {isCancellable(run) ? (
+      {mayCancel && isCancellable(run) ? (
         <button
           type="button"
           className="btn btn-danger"

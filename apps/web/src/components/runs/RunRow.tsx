@@ -1,5 +1,6 @@
 import type { RunSummary } from "@oah/contract";
 import Link from "next/link";
+import { useMay } from "@/lib/actor";
 import { isRequeueEligible } from "@/lib/runs";
 import { attemptsTitle, quarantineReason } from "@/lib/runs-panel/row";
 import type { RunFilters } from "@/lib/storage-filters/view";
@@ -34,6 +35,7 @@ export function RunRow({
 }) {
   const selected = selection.selected.has(run.id);
   const pending = requeues.pendingRow === run.id;
+  const mayRequeue = useMay("operate");
   return (
     <tr data-run-id={run.id} className={selected ? "is-selected" : undefined}>
       <td className="col-check">
@@ -81,7 +83,7 @@ export function RunRow({
         {run.workerId ?? <span className="muted">—</span>}
       </td>
       <td className="col-action">
-        {isRequeueEligible(run) ? (
+        {mayRequeue && isRequeueEligible(run) ? (
           <button
             type="button"
             className="btn btn-small"

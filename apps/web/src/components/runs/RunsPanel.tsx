@@ -3,6 +3,7 @@
 import type { RunSummary } from "@oah/contract";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { useMay } from "@/lib/actor";
 import type { refreshEvery } from "@/lib/live/state";
 import { type Cursors, FIRST_PAGE, pageText, previousPage } from "@/lib/runs-panel/paging";
 import { filtersToInput, hasFilters, type RunFilters } from "@/lib/storage-filters/view";
@@ -35,6 +36,7 @@ export function RunsPanel({
   const [cursors, setCursors] = useState<Cursors>(FIRST_PAGE);
   const selection = useSelection();
   const requeues = useRequeues(selection);
+  const mayRequeue = useMay("operate");
 
   const cursor = cursors[cursors.length - 1];
   const input = { ...filtersToInput(filters), limit: filters.limit, ...(cursor ? { cursor } : {}) };
@@ -57,7 +59,7 @@ export function RunsPanel({
   return (
     <section className="panel runs-panel" aria-labelledby="runs-title">
       <RunsHead filters={filters} caption={caption} onFilters={onFilters} />
-      <BulkBar selection={selection} requeues={requeues} />
+      {mayRequeue ? <BulkBar selection={selection} requeues={requeues} /> : null}
 
       {requeues.results ? (
         <RequeueResults items={requeues.results} onDismiss={requeues.dismissResults} />

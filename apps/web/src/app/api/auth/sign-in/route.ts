@@ -1,9 +1,10 @@
-// The one value of a workspace package the console runs: pure, with no import of its own.
-import { AttemptLimiter } from "@oah/core";
+// The one workspace package whose values the console runs: pure, with no import of its own.
+import { type Actor, AttemptLimiter, may } from "@oah/core";
 import { type NextRequest, NextResponse } from "next/server";
 import { safeNextPath } from "@/lib/next-path";
 import {
   CLIENT_ADDRESS_HEADER,
+  knowsTheToken,
   matchesConfiguredToken,
   TOKEN_COOKIE,
   tokenRequired,
@@ -45,21 +46,43 @@ export async function POST(request: NextRequest): Promise<Response> {
   const client = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
   if (attempts.retryAfterMs(client) > 0) return back({ error: "slow", next });
   const token = String(form.get("token") ?? "").trim();
-  if (token === "" || token.length > 4096 || /[\s;,]/.test(token) || !matchesConfiguredToken(token)) {
+  const known = knowsTheToken();
+  if (
+    token === "" ||
+    token.length > 4096 ||
+    /[\s;,]/.test(token) ||
+    (known && !matchesConfiguredToken(token))
+  ) {
     attempts.failed(client);
     return back({ error: "refused", next });
   }
 
-  const answer = await fetchUpstream("/trpc/admin.overview", {
-    method: "GET",
-    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+  // Recorded in the audit log under the token's name.
+  const answer = await fetchUpstream("/trpc/auth.signIn", {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
+    body: "{}",
     timeoutMs: 10_000,
   });
   if (isFailure(answer)) return back({ error: "unreachable", next });
-  await answer.body?.cancel();
-  // The console's token, refused by the API: the two are configured with different tokens.
-  if (answer.status === 401) return back({ error: "mismatch", next });
-  if (!answer.ok) return back({ error: "unreachable", next });
+  if (answer.status === 401) {
+    await answer.body?.cancel();
+    // The console's own token refused by the API: the two are configured with different tokens.
+    if (known) return back({ error: "mismatch", next });
+    attempts.failed(client);
+    return back({ error: "refused", next });
+  }
+  if (!answer.ok) {
+    await answer.body?.cancel();
+    return back({ error: "unreachable", next });
+  }
+  const { actor } = ((await answer.json()) as { result: { data: { actor: Actor } } }).result.data;
+  // A client's token (submitter) opens no view of the console.
+  if (!may(actor.role, "view")) return back({ error: "role", next });
 
   const response = seeOther(next);
   const secure =
