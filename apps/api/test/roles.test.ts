@@ -3,6 +3,7 @@ import { ROLES, type Role } from "@oah/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
+const NO_JOB = "bulk_00000000000000000000000000";
 const token = (role: Role) => `${role}-token-0123456789abcdefghijklmnop`;
 const TOKENS = ROLES.map((role) => ({ name: `the-${role}`, token: token(role), role }));
 
@@ -29,6 +30,11 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "admin.requeue": OPERATORS,
   "admin.requeueMany": OPERATORS,
   "admin.audit": VIEWERS,
+  "admin.bulkAction": OPERATORS,
+  "admin.bulkActions": VIEWERS,
+  "admin.bulkActionGet": VIEWERS,
+  "admin.bulkActionItems": VIEWERS,
+  "admin.bulkActionAbort": OPERATORS,
   "admin.pool": VIEWERS,
   "admin.onChanges": VIEWERS,
   "fleet.cordon": OPERATORS,
@@ -65,6 +71,12 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "admin.requeue": { runId },
     "admin.requeueMany": { runIds: [runId] },
     "admin.audit": {},
+    // A dry run of a filter that matches nothing: an allowed call changes nothing either.
+    "admin.bulkAction": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
+    "admin.bulkActions": {},
+    "admin.bulkActionGet": { id: NO_JOB },
+    "admin.bulkActionItems": { id: NO_JOB },
+    "admin.bulkActionAbort": { id: NO_JOB },
     "fleet.cordon": { hostId: "no-such-host" },
     "fleet.uncordon": { hostId: "no-such-host" },
     "fleet.drain": { hostId: "no-such-host" },
@@ -156,11 +168,13 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
           .replace(":runId", runId)
           .replace(":sessionId", "roles")
           .replace(":hostId", "no-such-host")
-          .replace(":rolloutId", "rollout_00000000000000000000000000");
+          .replace(":rolloutId", "rollout_00000000000000000000000000")
+          .replace(":id", NO_JOB);
         const body = {
           "/api/v1/sessions/:sessionId/runs": { input: { steps: [] } },
           "/api/v1/runs/:runId/tool-results": { name: "approve", output: 1 },
           "/api/v1/runs/requeue": { runIds: [runId] },
+          "/api/v1/bulk-actions": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
         }[route.path];
         const before = await world();
         const response = await fetch(`${t.api.url}${path}`, {
@@ -213,6 +227,11 @@ function procedureOf(method: string, path: string): string {
     "GET /api/v1/storage/overview": "admin.overview",
     "GET /api/v1/pool": "admin.pool",
     "GET /api/v1/audit": "admin.audit",
+    "POST /api/v1/bulk-actions": "admin.bulkAction",
+    "GET /api/v1/bulk-actions": "admin.bulkActions",
+    "GET /api/v1/bulk-actions/:id": "admin.bulkActionGet",
+    "GET /api/v1/bulk-actions/:id/items": "admin.bulkActionItems",
+    "POST /api/v1/bulk-actions/:id/abort": "admin.bulkActionAbort",
     "GET /api/v1/auth/whoami": "auth.whoami",
     "POST /api/v1/hosts/:hostId/cordon": "fleet.cordon",
     "POST /api/v1/hosts/:hostId/uncordon": "fleet.uncordon",

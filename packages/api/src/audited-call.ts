@@ -2,7 +2,7 @@ import type { AuditAction } from "@oah/core";
 import type { AuditedCall } from "@oah/engine";
 
 /** The fields of an input that name what a call acts on, the most specific first. */
-const TARGET_FIELDS = ["runId", "sessionId", "hostId", "jobId", "kind"] as const;
+const TARGET_FIELDS = ["runId", "sessionId", "hostId", "id", "kind"] as const;
 
 /**
  * What the audit log keeps of a call: its target, read from its input, and its parameters as

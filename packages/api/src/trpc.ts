@@ -1,6 +1,6 @@
 import { findJsonProblem } from "@oah/contract";
 import { type Ability, type Actor, type AuditAction, may, OahError } from "@oah/core";
-import type { AuditService, FleetService, RunService, StreamService } from "@oah/engine";
+import type { AuditService, BulkService, FleetService, RunService, StreamService } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { auditedCall } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
@@ -13,6 +13,7 @@ export interface ApiContext {
   fleet: FleetService;
   streams: StreamService;
   audit: AuditService;
+  bulk: BulkService;
   /** Who calls: its token's name and role (docs/spec.md §13). */
   actor: Actor;
 }
@@ -23,7 +24,8 @@ export interface ApiContext {
  */
 export interface ProcedureMeta {
   ability: Ability | "anyone";
-  audit?: AuditAction;
+  /** The action's name, or how its input names it (a bulk action: its dry run, or its start). */
+  audit?: AuditAction | ((input: unknown) => AuditAction);
 }
 
 const t = initTRPC
@@ -98,7 +100,8 @@ const audited = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
         errorCode: toApiError(result.error).body.error.code,
         message: result.error.message,
       };
-  await ctx.audit.record(ctx.actor, auditedCall(meta.audit, input), outcome);
+  const action = typeof meta.audit === "function" ? meta.audit(input) : meta.audit;
+  await ctx.audit.record(ctx.actor, auditedCall(action, input), outcome);
   return result;
 });
 

@@ -198,6 +198,8 @@ const envSchema = z.object({
   // Ours: how often an idle HTTP event stream gets a keep-alive comment (SPEC §12: 15 s).
   OAH_STREAM_KEEPALIVE_MS: int(100, 600_000).default(15_000),
   OAH_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  // How many runs a second a bulk job acts on at most, so that the workers keep their share of the store.
+  OAH_BULK_RUNS_PER_SECOND: int(1, 100_000).default(500),
   // How long the audit log of operator actions keeps an entry, in days; 0: for ever (docs/spec.md §13).
   OAH_AUDIT_RETENTION_DAYS: int(0, 36_500).default(90),
   // Parked waits (docs/spec.md §6): a run waiting for a tool result frees its slot (park) or keeps it (hold).
@@ -292,6 +294,8 @@ export interface OahConfig {
   waitMode: WaitMode;
   /** How long the audit log keeps an entry, in days; 0: for ever. */
   auditRetentionDays: number;
+  /** How many runs a second a bulk job acts on at most. */
+  bulkRunsPerSecond: number;
   /** OAH_WORKSPACE_WEIGHTS and OAH_WORKSPACE_MAX_CONCURRENT: how the queue shares workers between workspaces. */
   fairShare: FairShare;
   shell: ShellMode;
@@ -416,6 +420,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     claimAheadRunMs: e.OAH_CLAIM_AHEAD_RUN_MS,
     waitMode: e.OAH_WAIT_MODE,
     auditRetentionDays: e.OAH_AUDIT_RETENTION_DAYS,
+    bulkRunsPerSecond: e.OAH_BULK_RUNS_PER_SECOND,
     fairShare: { weights: e.OAH_WORKSPACE_WEIGHTS ?? {}, caps: e.OAH_WORKSPACE_MAX_CONCURRENT ?? {} },
     shell: e.OAH_SHELL,
     sandbox: {

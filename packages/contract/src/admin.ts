@@ -56,6 +56,9 @@ export interface StorageOverview {
   };
 }
 
+/** The filters of the Storage list: what a bulk action acts on. */
+export const storageFilterInput = listStorageRunsInput.omit({ limit: true, cursor: true });
+
 const requestedBy = z.string().trim().min(1).max(128);
 
 /** A run someone asked to cancel starts again only when the operator says so: `includeCancelled`. */

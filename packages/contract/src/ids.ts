@@ -1,4 +1,5 @@
 import {
+  BULK_JOB_ID_PATTERN,
   HOST_ID_PATTERN,
   ROLLOUT_ID_PATTERN,
   RUN_ID_PATTERN,
@@ -22,6 +23,10 @@ export const runIdSchema = z.string().regex(RUN_ID_PATTERN, {
 export const hostIdSchema = z
   .string()
   .regex(HOST_ID_PATTERN, { error: "host id must be 1-128 characters of A-Z a-z 0-9 . _ : -" });
+
+export const bulkJobIdSchema = z.string().regex(BULK_JOB_ID_PATTERN, {
+  error: "bulk job id must look like bulk_ followed by 26 ULID characters",
+});
 
 export const rolloutIdSchema = z.string().regex(ROLLOUT_ID_PATTERN, {
   error: "rollout id must look like rollout_ followed by 26 ULID characters",

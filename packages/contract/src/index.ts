@@ -1,6 +1,7 @@
 export * from "./admin";
 export * from "./agent";
 export * from "./audit";
+export * from "./bulk";
 export * from "./ids";
 export * from "./inputs";
 export * from "./json";

@@ -39,6 +39,7 @@ export const API_ERROR_STATUS = {
   not_found: 404,
   host_not_found: 404,
   rollout_not_found: 404,
+  bulk_job_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   invalid_run_transition: 409,

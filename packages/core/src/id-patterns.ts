@@ -18,3 +18,6 @@ export const HOST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A rollout id: `rollout_` and a ULID. */
 export const ROLLOUT_ID_PATTERN = /^rollout_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A bulk job's id: `bulk_` and a ULID. */
+export const BULK_JOB_ID_PATTERN = /^bulk_[0-9A-HJKMNP-TV-Z]{26}$/;

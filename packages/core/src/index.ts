@@ -1,4 +1,5 @@
 export * from "./attempt-limit";
+export * from "./bulk-actions";
 export * from "./claim-ahead";
 export * from "./error-codes";
 export * from "./events";

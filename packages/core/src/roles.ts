@@ -64,6 +64,7 @@ export const AUDIT_ACTIONS = [
   "run.requeue_many",
   "run.cancel",
   "run.tool_result",
+  "bulk.dry_run",
   "bulk.start",
   "bulk.abort",
   "session.cancel_queued",

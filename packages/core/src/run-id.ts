@@ -48,3 +48,4 @@ export function ulid(now: number = Date.now()): string {
 
 export const newRunId = (): string => `run_${ulid()}`;
 export const newRolloutId = (): string => `rollout_${ulid()}`;
+export const newBulkJobId = (): string => `bulk_${ulid()}`;

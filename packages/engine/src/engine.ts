@@ -2,6 +2,8 @@ import { type ClaimAheadPolicy, DEFAULT_CLAIM_AHEAD, type WaitMode } from "@oah/
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
+import { BulkJobRunner } from "./bulk/bulk-runner";
+import { BulkService } from "./bulk/bulk-service";
 import type { ControllerChannel } from "./coordination/controller-channel";
 import type { HostLeases } from "./coordination/host-leases";
 import type { HostOrders } from "./coordination/host-orders";
@@ -66,6 +68,8 @@ export interface EngineOptions {
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
   runTimeoutMs: number;
+  /** An API process works the store's bulk jobs, at most this many runs a second; null: it does not. */
+  bulkRunsPerSecond: number | null;
   /** How runs wait for a client's tool result (OAH_WAIT_MODE); `park` by default. */
   waitMode?: WaitMode;
   heartbeatIntervalMs: number;
@@ -80,6 +84,7 @@ export interface RunEngine {
   fleet: FleetService;
   streams: StreamService;
   audit: AuditService;
+  bulk: BulkService;
 }
 
 /**
@@ -110,6 +115,18 @@ export function createEngine(options: EngineOptions): RunEngine {
     waitMode: options.waitMode ?? "park",
   };
   const pool = options.pool ? new ElasticPool(host, options.pool) : null;
+  const bulkJobs =
+    options.bulkRunsPerSecond === null
+      ? null
+      : new BulkJobRunner(
+          { store, queue, signals, logger },
+          {
+            owner: hostId,
+            runsPerSecond: options.bulkRunsPerSecond,
+            maxAttempts: recovery.maxAttempts,
+            leaseMs: options.leaseTtlMs,
+          },
+        );
   const maintenance = pool
     ? new Maintenance(
         MAINTENANCE_PLUGINS.map((plugin) => plugin({ host, settings: recovery })),
@@ -128,6 +145,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       pool,
       maintenance,
       heartbeat: new Heartbeat(host, options.heartbeatIntervalMs, pool !== null),
+      bulkJobs,
       signals,
       orders: options.orders,
       orderIntervalMs: options.pool?.scaleIntervalMs ?? 1_000,
@@ -152,6 +170,8 @@ export function createEngine(options: EngineOptions): RunEngine {
       logger,
     }),
     audit: new AuditService(store, logger),
+    // A process that works no jobs leaves them to those that do: nothing to wake here.
+    bulk: new BulkService(store, bulkJobs ?? { wake: () => {} }),
     streams: new StreamService({
       store,
       hub: new StreamHub(events),

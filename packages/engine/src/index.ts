@@ -1,4 +1,5 @@
 export type { AbortReason } from "./abort";
+export type { BulkService } from "./bulk/bulk-service";
 export type {
   CommandBounds,
   CommandOutput,

@@ -162,6 +162,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     controller: null,
     liveness: null,
     runTimeoutMs: 60_000,
+    bulkRunsPerSecond: 1_000,
     waitMode: options.waitMode ?? "hold",
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),

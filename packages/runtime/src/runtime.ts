@@ -212,6 +212,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     controller,
     liveness,
     runTimeoutMs: config.runTimeoutMs,
+    // The API processes work the bulk jobs; worker hosts keep to runs.
+    bulkRunsPerSecond: role === "sandbox" ? null : config.bulkRunsPerSecond,
     waitMode: config.waitMode,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.

@@ -1,6 +1,8 @@
 import type {
   AuditEntry,
   AuditOutcome,
+  BulkJob,
+  BulkJobItem,
   ExecutorName,
   Run,
   RunEvent,
@@ -13,6 +15,7 @@ import type {
   ActiveStatus,
   Actor,
   AuditAction,
+  BulkAction,
   QueueEntry,
   RecoveryContext,
   RunEventType,
@@ -111,6 +114,39 @@ export type StorageRunQuery = Omit<StorageRunFilters, "createdFrom" | "createdTo
   after?: { createdAt: number; id: string };
   limit: number;
 };
+
+/** The Storage filters of a query, without its page. */
+export type StorageRunFilterQuery = Omit<StorageRunQuery, "after" | "limit">;
+
+/** A bulk job to start (docs/spec.md §9): its runs are the ones the filter matches now. */
+export interface NewBulkJob {
+  id: string;
+  action: BulkAction;
+  /** The filter as the API took it: kept with the job and shown back. */
+  filter: StorageRunFilters;
+  /** The same, as the store matches it. */
+  query: StorageRunFilterQuery;
+  requestedBy: string;
+  includeCancelled: boolean;
+}
+
+/** What one chunk of a job did, for the queue and the hosts to be told after it committed. */
+export interface BulkChunk {
+  job: BulkJob;
+  /** Runs requeued: to enqueue. */
+  requeued: QueueEntry[];
+  /** Executing runs asked to cancel: their hosts are to be told. */
+  cancelRequested: string[];
+  /** Parked runs cancelled where they waited: their sessions go on. */
+  parkedCancelled: { id: string; sessionId: string }[];
+}
+
+export interface BulkItemQuery {
+  id: string;
+  outcome?: string;
+  afterPosition?: number;
+  limit: number;
+}
 
 export type CancelRequest =
   /** Ended at once: it was queued, or parked (`parked`: its session may have later runs to go on with). */
@@ -308,6 +344,31 @@ export interface RunStore {
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Deletes up to `limit` audit entries older than `before` (epoch ms); how many it deleted. */
   pruneAudit(before: number, limit: number): Promise<number>;
+
+  /** Starts a bulk job: its items are the runs its filter matches now, in creation order. */
+  createBulkJob(job: NewBulkJob): Promise<BulkJob>;
+  /** A running job whose lease is free or lapsed (its worker died), now leased to `owner`. */
+  leaseBulkJob(owner: string, leaseMs: number): Promise<BulkJob | null>;
+  /**
+   * Acts on the next `limit` items of a job `owner` holds the lease of, each run's change and
+   * its outcome in one transaction, and renews the lease; null when the lease is not its own
+   * (or the job no longer runs). Requeues use `maxAttempts` as their fresh budget.
+   */
+  runBulkChunk(
+    jobId: string,
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    maxAttempts: number,
+  ): Promise<BulkChunk | null>;
+  getBulkJob(id: string): Promise<BulkJob | null>;
+  /** The newest jobs first. */
+  listBulkJobs(limit: number): Promise<BulkJob[]>;
+  listBulkJobItems(query: BulkItemQuery): Promise<BulkJobItem[]>;
+  /** Stops a running job where it is; the job as it ends (or as it was), null when unknown. */
+  abortBulkJob(id: string): Promise<BulkJob | null>;
+  /** Ends a job its owner cannot go on with (its chunks keep failing), saying why. */
+  failBulkJob(id: string, owner: string, error: string): Promise<void>;
 
   /** For the in-process modes: this process alone uses the store until close(), or StoreInUseError. */
   acquireExclusiveUse(): Promise<void>;

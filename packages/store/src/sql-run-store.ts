@@ -1,8 +1,27 @@
-import type { AuditEntry, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import type {
+  AuditEntry,
+  BulkJob,
+  BulkJobItem,
+  Run,
+  RunEvent,
+  RunStep,
+  RunSummary,
+  StorageOverview,
+} from "@oah/contract";
 import { type QueueEntry, type RunEventType, requireWriteTarget } from "@oah/core";
 import { GroupCommit } from "./group-commit";
 import { listAudit, pruneAudit, recordAudit } from "./ops/audit-log";
 import { activeByWorkspace, awaitingSlot, countAwaitingSlot, listAwaitingSlot } from "./ops/awaiting-slot";
+import {
+  abortBulkJob,
+  createBulkJob,
+  failBulkJob,
+  getBulkJob,
+  leaseBulkJob,
+  listBulkJobItems,
+  listBulkJobs,
+  runBulkChunk,
+} from "./ops/bulk-jobs";
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
 import { type CreatedRun, createRun } from "./ops/create-run";
@@ -21,6 +40,7 @@ import { writeTransitions } from "./ops/write-transitions";
 import type {
   AuditQuery,
   AwaitingSlotPage,
+  BulkItemQuery,
   CancelRequest,
   Claim,
   EventPosition,
@@ -30,6 +50,7 @@ import type {
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewAuditEntry,
+  NewBulkJob,
   NewRun,
   Park,
   ParkResult,
@@ -217,6 +238,38 @@ export class SqlRunStore implements RunStore {
 
   pruneAudit(before: number, limit: number): Promise<number> {
     return pruneAudit(this.ctx, before, limit);
+  }
+
+  createBulkJob(job: NewBulkJob): Promise<BulkJob> {
+    return createBulkJob(this.ctx, job);
+  }
+
+  leaseBulkJob(owner: string, leaseMs: number): Promise<BulkJob | null> {
+    return leaseBulkJob(this.ctx, owner, leaseMs);
+  }
+
+  runBulkChunk(jobId: string, owner: string, limit: number, leaseMs: number, maxAttempts: number) {
+    return runBulkChunk(this.ctx, jobId, owner, limit, leaseMs, maxAttempts);
+  }
+
+  getBulkJob(id: string): Promise<BulkJob | null> {
+    return getBulkJob(this.ctx, id);
+  }
+
+  listBulkJobs(limit: number): Promise<BulkJob[]> {
+    return listBulkJobs(this.ctx, limit);
+  }
+
+  listBulkJobItems(query: BulkItemQuery): Promise<BulkJobItem[]> {
+    return listBulkJobItems(this.ctx, query);
+  }
+
+  abortBulkJob(id: string): Promise<BulkJob | null> {
+    return abortBulkJob(this.ctx, id);
+  }
+
+  failBulkJob(id: string, owner: string, error: string): Promise<void> {
+    return failBulkJob(this.ctx, id, owner, error);
   }
 
   acquireExclusiveUse(): Promise<void> {

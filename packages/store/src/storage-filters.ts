@@ -1,4 +1,4 @@
-import type { StorageRunQuery } from "./run-store";
+import type { StorageRunFilterQuery, StorageRunQuery } from "./run-store";
 
 /** How a Storage filter's value meets its column. */
 export type FilterMatch = "anyOf" | "equals" | "atLeast" | "below";
@@ -31,7 +31,7 @@ export interface FilterCondition {
 }
 
 /** The filters a query sets (an empty list sets none). */
-export function filterConditions(query: StorageRunQuery): FilterCondition[] {
+export function filterConditions(query: StorageRunFilterQuery): FilterCondition[] {
   return (Object.keys(STORAGE_FILTER_COLUMNS) as StorageFilterName[]).flatMap((name) => {
     const value = query[name];
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];

@@ -517,6 +517,114 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     ]);
   });
 
+  it("runs a bulk job: its runs fixed at its start, acted on chunk by chunk under a lease, each outcome kept", async () => {
+    const ws = `bulk-${kind}`;
+    const quarantined = [];
+    for (let i = 0; i < 3; i++) {
+      const run = (await store.createRun(newRun(`s-bulk-q${i}`, { workspaceId: ws }))).run;
+      await store.startRun({ runId: run.id, token: `q${i}` }, "w");
+      clock += 10;
+      await quarantine(store, run.id, clock);
+      quarantined.push(run);
+    }
+    const plain = (await store.createRun(newRun("s-bulk-plain", { workspaceId: ws }))).run;
+    await store.startRun({ runId: plain.id, token: "p" }, "w");
+    await store.finishRun({ runId: plain.id, token: "p" }, { status: "failed", errorCode: "tool_failed" });
+    const job = await store.createBulkJob({
+      id: `bulk_${kind.toUpperCase().padEnd(26, "0").slice(0, 26)}`,
+      action: "requeue",
+      filter: { workspaceId: ws, status: ["failed"] },
+      query: { workspaceId: ws, status: ["failed"] },
+      requestedBy: "alice",
+      includeCancelled: false,
+    });
+    expect(job).toMatchObject({ status: "running", total: 4, done: 0, outcomes: {}, requestedBy: "alice" });
+    // A run made after the start is not the job's.
+    const late = (await store.createRun(newRun("s-bulk-late", { workspaceId: ws }))).run;
+
+    expect(await store.runBulkChunk(job.id, "api-1", 2, 10_000, 3)).toBeNull(); // not leased yet
+    expect(await store.leaseBulkJob("api-1", 10_000)).toMatchObject({ id: job.id });
+    expect(await store.leaseBulkJob("api-2", 10_000)).toBeNull(); // held
+    expect(await store.runBulkChunk(job.id, "api-2", 2, 10_000, 3)).toBeNull();
+    const first = await store.runBulkChunk(job.id, "api-1", 2, 10_000, 3);
+    expect(first?.job).toMatchObject({ status: "running", done: 2, outcomes: { requeued: 2 } });
+    expect(first?.requeued.map((e) => e.runId)).toEqual([quarantined[0]!.id, quarantined[1]!.id]);
+    // Its worker gone, the lease lapses and another takes the job where it was.
+    clock += 10_001;
+    expect(await store.leaseBulkJob("api-2", 10_000)).toMatchObject({ id: job.id });
+    expect(await store.runBulkChunk(job.id, "api-1", 2, 10_000, 3)).toBeNull();
+    const second = await store.runBulkChunk(job.id, "api-2", 2, 10_000, 3);
+    expect(second?.job).toMatchObject({ status: "running", done: 4 });
+    const last = await store.runBulkChunk(job.id, "api-2", 2, 10_000, 3);
+    expect(last?.job).toMatchObject({
+      status: "completed",
+      done: 4,
+      outcomes: { requeued: 3, run_requeue_not_supported: 1 },
+    });
+    expect(last?.job.endedAt).not.toBeNull();
+    const items = await store.listBulkJobItems({ id: job.id, limit: 10 });
+    expect(items.map((i) => [i.runId, i.outcome])).toEqual([
+      ...quarantined.map((r) => [r.id, "requeued"]),
+      [plain.id, "run_requeue_not_supported"],
+    ]);
+    expect(items[3]!.message).toMatch(/only runs that stale-run recovery/);
+    expect(
+      (await store.listBulkJobItems({ id: job.id, outcome: "requeued", afterPosition: 1, limit: 10 })).length,
+    ).toBe(2);
+    for (const r of quarantined) {
+      expect(await store.getRun(r.id)).toMatchObject({
+        status: "queued",
+        metadata: { recovery: { manualRequeueCount: 1, lastManualRequeueBy: "alice" } },
+      });
+    }
+    expect((await store.getRun(late.id))?.status).toBe("queued");
+    expect((await store.listBulkJobs(10)).map((j) => j.id)).toContain(job.id);
+  });
+
+  it("cancels by filter: queued and parked runs end at once, executing ones are asked; an aborted job stops", async () => {
+    const ws = `bulk-cancel-${kind}`;
+    const queued = (await store.createRun(newRun("s-bc-q", { workspaceId: ws }))).run;
+    const executing = (await store.createRun(newRun("s-bc-x", { workspaceId: ws }))).run;
+    await store.startRun({ runId: executing.id, token: "x" }, "w");
+    const parked = (await store.createRun(newRun("s-bc-p", { workspaceId: ws }))).run;
+    await store.startRun({ runId: parked.id, token: "p" }, "w");
+    await store.parkRun({ runId: parked.id, token: "p" }, { tool: "t", state: null });
+    const job = await store.createBulkJob({
+      id: `bulk_C${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
+      action: "cancel",
+      filter: { workspaceId: ws },
+      query: { workspaceId: ws },
+      requestedBy: "bob",
+      includeCancelled: false,
+    });
+    await store.leaseBulkJob("api-1", 10_000);
+    const chunk = await store.runBulkChunk(job.id, "api-1", 10, 10_000, 3);
+    expect(chunk?.job).toMatchObject({
+      status: "completed",
+      outcomes: { cancelled: 2, cancel_requested: 1 },
+    });
+    expect(chunk?.cancelRequested).toEqual([executing.id]);
+    expect(chunk?.parkedCancelled).toEqual([{ id: parked.id, sessionId: "s-bc-p" }]);
+    const statuses = await Promise.all(
+      [queued, executing, parked].map(async (r) => (await store.getRun(r.id))?.status),
+    );
+    expect(statuses).toEqual(["cancelled", "running", "cancelled"]);
+    expect((await store.getRun(executing.id))?.cancelRequestedAt).not.toBeNull();
+
+    const aborted = await store.createBulkJob({
+      id: `bulk_A${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
+      action: "cancel",
+      filter: { workspaceId: ws },
+      query: { workspaceId: ws },
+      requestedBy: "bob",
+      includeCancelled: false,
+    });
+    expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted", done: 0 });
+    expect(await store.leaseBulkJob("api-1", 10_000)).toBeNull();
+    expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted" });
+    expect(await store.abortBulkJob("bulk_00000000000000000000000000")).toBeNull();
+  });
+
   it("dates a quarantine by the store's clock, in the columns and the metadata alike", async () => {
     const run = (await store.createRun(newRun("s-dated"))).run;
     await store.startRun({ runId: run.id, token: "a" }, "w");

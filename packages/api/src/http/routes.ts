@@ -123,6 +123,37 @@ export const HTTP_ROUTES: HttpRoute[] = [
     call: (c) => c.admin.pool(),
   },
   {
+    method: "POST",
+    path: "/api/v1/bulk-actions",
+    // A dry run answers at once; a job is accepted and goes on.
+    status: (result: object) => ("job" in result ? 202 : 200),
+    call: (c, r) => c.admin.bulkAction(objectBody(r.body) as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/bulk-actions",
+    status: 200,
+    call: (c, r) => c.admin.bulkActions(r.query as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/bulk-actions/:id",
+    status: 200,
+    call: (c, r) => c.admin.bulkActionGet({ id: r.params.id! }),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/bulk-actions/:id/items",
+    status: 200,
+    call: (c, r) => c.admin.bulkActionItems({ ...r.query, id: r.params.id! } as never),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/bulk-actions/:id/abort",
+    status: 200,
+    call: (c, r) => c.admin.bulkActionAbort({ id: r.params.id! }),
+  },
+  {
     method: "GET",
     path: "/api/v1/audit",
     status: 200,

@@ -1,8 +1,11 @@
 import { listAuditInput, listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/contract";
 import { procedure, router } from "../trpc";
+import { bulkProcedures } from "./bulk";
 import { streamSignal } from "./event-items";
 
 export const adminRouter = router({
+  ...bulkProcedures,
+
   runs: procedure
     .meta({ ability: "view" })
     .input(listStorageRunsInput)

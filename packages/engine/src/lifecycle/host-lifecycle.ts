@@ -1,4 +1,5 @@
 import type { HostState } from "@oah/core";
+import type { BulkJobRunner } from "../bulk/bulk-runner";
 import type { HostOrders } from "../coordination/host-orders";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Heartbeat } from "../heartbeat";
@@ -20,6 +21,8 @@ export interface HostLifecycleParts {
   pool: ElasticPool | null;
   maintenance: Maintenance | null;
   heartbeat: Heartbeat;
+  /** The worker of the store's bulk jobs, on an API process; null elsewhere. */
+  bulkJobs: BulkJobRunner | null;
   signals: RunSignalBus;
   /** Where this host reads its order (cordon, drain), every `orderIntervalMs`. */
   orders: HostOrders;
@@ -87,6 +90,7 @@ export class HostLifecycle {
     await pool?.start();
     this.follower?.start();
     heartbeat.start();
+    this.parts.bulkJobs?.start();
     this.state = "running";
   }
 
@@ -113,6 +117,7 @@ export class HostLifecycle {
     if (this.state === "stopping" || this.state === "stopped") return;
     this.state = "stopping";
     const { host, pool, maintenance, heartbeat, orders } = this.parts;
+    await this.parts.bulkJobs?.stop();
     await maintenance?.stop();
     await this.follower?.stop();
     if (pool) {

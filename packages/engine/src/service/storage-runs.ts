@@ -1,5 +1,5 @@
-import type { ListStorageRunsInput, StorageRunsPage } from "@oah/contract";
-import type { RunStore } from "@oah/store";
+import type { ListStorageRunsInput, StorageRunFilters, StorageRunsPage } from "@oah/contract";
+import type { RunStore, StorageRunFilterQuery } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./storage-cursor";
 
 /** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
@@ -10,13 +10,7 @@ export async function listStorageRuns(
   const { limit, cursor, ...filters } = input;
   const appliedFilters = normalizeFilters(filters);
   const after = cursor ? decodeCursor(cursor, appliedFilters) : undefined;
-  const rows = await store.listRuns({
-    ...appliedFilters,
-    createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
-    createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
-    after,
-    limit: limit + 1,
-  });
+  const rows = await store.listRuns({ ...storageQueryOf(appliedFilters), after, limit: limit + 1 });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const nextCursor =
@@ -24,4 +18,13 @@ export async function listStorageRuns(
       ? encodeCursor({ createdAt: Date.parse(last.createdAt), id: last.id }, appliedFilters)
       : null;
   return { items, nextCursor, appliedFilters };
+}
+
+/** The API's Storage filters as the store matches them (times as epoch ms). */
+export function storageQueryOf(filters: StorageRunFilters): StorageRunFilterQuery {
+  return {
+    ...filters,
+    createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
+    createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
+  };
 }

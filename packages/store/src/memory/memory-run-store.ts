@@ -1,9 +1,19 @@
-import type { AuditEntry, Run, RunEvent, RunStep, RunSummary, StorageOverview } from "@oah/contract";
+import type {
+  AuditEntry,
+  BulkJob,
+  BulkJobItem,
+  Run,
+  RunEvent,
+  RunStep,
+  RunSummary,
+  StorageOverview,
+} from "@oah/contract";
 import {
   type ActiveStatus,
   checkManualRequeue,
   isActive,
   type QueueEntry,
+  REQUEUED,
   type RecoveryState,
   type RunEventType,
   type RunMetadata,
@@ -31,6 +41,8 @@ import {
 import type {
   AuditQuery,
   AwaitingSlotPage,
+  BulkChunk,
+  BulkItemQuery,
   CancelRequest,
   Claim,
   EventPosition,
@@ -40,6 +52,7 @@ import type {
   ManualRequeueOutcome,
   ManualRequeueRequest,
   NewAuditEntry,
+  NewBulkJob,
   NewRun,
   Park,
   ParkResult,
@@ -767,6 +780,126 @@ export class MemoryRunStore implements RunStore {
     const gone = new Set(old);
     this.db.audit = this.db.audit.filter((e) => !gone.has(e));
     return old.length;
+  }
+
+  async createBulkJob(input: NewBulkJob): Promise<BulkJob> {
+    const now = this.now();
+    const filters = filterConditions(input.query);
+    const runs = [...this.db.runs.values()]
+      .filter((r) =>
+        filters.every((f) => matches(f, (r as unknown as Record<string, string | number | null>)[f.column])),
+      )
+      .sort((a, b) => a.created_at - b.created_at || compareText(a.id, b.id));
+    const items = runs.map((r, i) => ({ position: i + 1, runId: r.id, outcome: null, message: null }));
+    const job: BulkJob = {
+      id: input.id,
+      action: input.action,
+      status: items.length > 0 ? "running" : "completed",
+      total: items.length,
+      done: 0,
+      outcomes: {},
+      filter: fromJson(toJson(input.filter)) as BulkJob["filter"],
+      requestedBy: input.requestedBy,
+      startedAt: iso(now),
+      endedAt: items.length > 0 ? null : iso(now),
+      error: null,
+    };
+    this.db.bulkJobs.set(job.id, {
+      job,
+      includeCancelled: input.includeCancelled,
+      leaseOwner: null,
+      leaseUntil: null,
+    });
+    this.db.bulkItems.set(job.id, items);
+    return { ...job };
+  }
+
+  async leaseBulkJob(owner: string, leaseMs: number): Promise<BulkJob | null> {
+    const now = this.now();
+    const free = [...this.db.bulkJobs.values()]
+      .filter((j) => j.job.status === "running" && (j.leaseUntil === null || j.leaseUntil < now))
+      .sort((a, b) => compareText(a.job.startedAt, b.job.startedAt))[0];
+    if (!free) return null;
+    Object.assign(free, { leaseOwner: owner, leaseUntil: now + leaseMs });
+    return { ...free.job };
+  }
+
+  async runBulkChunk(jobId: string, owner: string, limit: number, leaseMs: number, maxAttempts: number) {
+    const now = this.now();
+    const record = this.db.bulkJobs.get(jobId);
+    if (record?.job.status !== "running" || record.leaseOwner !== owner) return null;
+    const { job } = record;
+    const pending = this.db.bulkItems
+      .get(jobId)!
+      .filter((i) => i.outcome === null)
+      .slice(0, limit);
+    const chunk: BulkChunk = { job, requeued: [], cancelRequested: [], parkedCancelled: [] };
+    const request = { by: job.requestedBy, maxAttempts, includeCancelled: record.includeCancelled };
+    for (const item of pending) {
+      if (job.action === "requeue") {
+        const requeue = this.requeueRun(item.runId, request);
+        if (requeue.ok) chunk.requeued.push(requeue.queueEntry);
+        item.outcome = requeue.ok ? REQUEUED : requeue.code;
+        item.message = requeue.ok ? null : requeue.message;
+      } else {
+        const cancel = await this.requestCancel(item.runId);
+        if (cancel.kind === "requested") chunk.cancelRequested.push(item.runId);
+        if (cancel.kind === "cancelled" && cancel.parked)
+          chunk.parkedCancelled.push({ id: item.runId, sessionId: cancel.run.sessionId });
+        item.outcome =
+          cancel.kind === "cancelled"
+            ? "cancelled"
+            : cancel.kind === "requested"
+              ? "cancel_requested"
+              : cancel.kind === "terminal"
+                ? "run_already_ended"
+                : "run_not_found";
+      }
+      job.outcomes[item.outcome] = (job.outcomes[item.outcome] ?? 0) + 1;
+    }
+    job.done += pending.length;
+    record.leaseUntil = now + leaseMs;
+    if (pending.length < limit) Object.assign(job, { status: "completed", endedAt: iso(now) });
+    return { ...chunk, job: { ...job, outcomes: { ...job.outcomes } } };
+  }
+
+  async getBulkJob(id: string): Promise<BulkJob | null> {
+    const record = this.db.bulkJobs.get(id);
+    return record ? { ...record.job, outcomes: { ...record.job.outcomes } } : null;
+  }
+
+  async listBulkJobs(limit: number): Promise<BulkJob[]> {
+    return [...this.db.bulkJobs.values()]
+      .map((r) => ({ ...r.job, outcomes: { ...r.job.outcomes } }))
+      .sort((a, b) => compareText(b.startedAt, a.startedAt) || compareText(b.id, a.id))
+      .slice(0, limit);
+  }
+
+  async listBulkJobItems(query: BulkItemQuery): Promise<BulkJobItem[]> {
+    return (this.db.bulkItems.get(query.id) ?? [])
+      .filter(
+        (i) =>
+          i.position > (query.afterPosition ?? 0) &&
+          (query.outcome === undefined || i.outcome === query.outcome),
+      )
+      .slice(0, query.limit)
+      .map((i) => ({ ...i }));
+  }
+
+  async abortBulkJob(id: string): Promise<BulkJob | null> {
+    const record = this.db.bulkJobs.get(id);
+    if (record?.job.status === "running") {
+      Object.assign(record.job, { status: "aborted", endedAt: iso(this.now()) });
+      Object.assign(record, { leaseOwner: null, leaseUntil: null });
+    }
+    return this.getBulkJob(id);
+  }
+
+  async failBulkJob(id: string, owner: string, error: string): Promise<void> {
+    const record = this.db.bulkJobs.get(id);
+    if (record?.job.status !== "running" || record.leaseOwner !== owner) return;
+    Object.assign(record.job, { status: "failed", error, endedAt: iso(this.now()) });
+    Object.assign(record, { leaseOwner: null, leaseUntil: null });
   }
 
   /** Its tables are this object's: nobody else can use them. */

@@ -1,4 +1,4 @@
-import type { AuditEntry } from "@oah/contract";
+import type { AuditEntry, BulkJob, BulkJobItem } from "@oah/contract";
 import type { RunEventType } from "@oah/core";
 import type { EventRow, RunRow, StepRow } from "../rows";
 import { encodeJson } from "../sql/client";
@@ -16,6 +16,14 @@ export interface RunRecord extends RunRow {
   tool_result: string | null;
   /** What a parked run's executor saved; null unless parked. */
   parked_state: string | null;
+}
+
+/** A bulk job as the in-memory store keeps it: what the API shows, and who works it. */
+export interface BulkJobRecord {
+  job: BulkJob;
+  includeCancelled: boolean;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
 }
 
 export interface SessionRecord {
@@ -41,6 +49,9 @@ export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b
  */
 export class MemoryTables {
   readonly sessions = new Map<string, SessionRecord>();
+  /** Bulk jobs by id, with their lease and options, and each one's items in order. */
+  readonly bulkJobs = new Map<string, BulkJobRecord>();
+  readonly bulkItems = new Map<string, BulkJobItem[]>();
   /** The audit log, oldest first, and the last id it gave. */
   audit: AuditEntry[] = [];
   lastAuditId = 0;

@@ -1,46 +1,77 @@
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { CancelRequest } from "../run-store";
+import type { SqlClient } from "../sql/client";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
-import { insertEvent } from "./insert-events";
+import { insertEvents } from "./insert-events";
 
 /**
  * A queued or parked run is cancelled at once; an executing one is asked to stop (its execution
  * ends it).
  */
 export async function requestCancel(ctx: OpContext, runId: string): Promise<CancelRequest> {
-  const { db } = ctx;
   const now = ctx.now();
-  return db.transaction(async (tx) => {
-    const [row] = await tx.all<RunRow>(
-      sql`SELECT ${runColumns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
+  return ctx.db.transaction(async (tx) => (await requestCancelsIn(tx, [runId], now))[0]!);
+}
+
+/**
+ * Runs' cancels in the caller's transaction, in a few statements however many: one run's (the
+ * API's), or a bulk job's chunk; each decided under its row lock.
+ */
+export async function requestCancelsIn(
+  tx: SqlClient,
+  runIds: readonly string[],
+  now: number,
+): Promise<CancelRequest[]> {
+  const list = (ids: readonly string[]) =>
+    sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
     );
-    if (!row) return { kind: "missing" } as const;
-    if (row.status === "queued") {
-      const [cancelled] =
-        await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelQueued")}, cancel_requested_at = ${now},
-          ended_at = ${now}, updated_at = ${now}
-        WHERE id = ${runId} AND status IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
-      await insertEvent(tx, runId, "run.cancelled", now, { while: "queued" });
-      return { kind: "cancelled", run: decodeRun(cancelled!, db), parked: false } as const;
-    }
-    if (row.parked_at !== null) {
-      // Nobody executes a parked run: it ends here.
-      const [cancelled] =
-        await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelParked")}, cancel_requested_at = ${now},
-          ended_at = ${now}, parked_at = NULL, parked_state = NULL, waiting_tool = NULL, tool_result = NULL,
-          updated_at = ${now}
-        WHERE id = ${runId} AND status IN (${fromStatuses("cancelParked")}) RETURNING ${runColumns}`);
-      await insertEvent(tx, runId, "run.cancelled", now, { while: "parked" });
-      return { kind: "cancelled", run: decodeRun(cancelled!, db), parked: true } as const;
-    }
-    if (row.status === "running" || row.status === "waiting_tool") {
-      const [requested] = await tx.all<RunRow>(sql`UPDATE runs
-        SET cancel_requested_at = COALESCE(cancel_requested_at, ${now}), updated_at = ${now}
-        WHERE id = ${runId} RETURNING ${runColumns}`);
-      return { kind: "requested", run: decodeRun(requested!, db) } as const;
-    }
-    return { kind: "terminal", run: decodeRun(row, db) } as const;
-  });
+  if (runIds.length === 0) return [];
+  // Locked in id order, as every writer of many runs locks them, so that two never deadlock.
+  const rows = await tx.all<RunRow>(
+    sql`SELECT ${runColumns} FROM runs WHERE id IN (${list(runIds)}) ORDER BY id ${tx.forUpdate}`,
+  );
+  const queued = rows.filter((r) => r.status === "queued").map((r) => r.id);
+  const parked = rows.filter((r) => r.status !== "queued" && r.parked_at !== null).map((r) => r.id);
+  const executing = rows
+    .filter((r) => (r.status === "running" || r.status === "waiting_tool") && r.parked_at === null)
+    .map((r) => r.id);
+  const answers = new Map<string, CancelRequest>();
+  for (const r of rows) answers.set(r.id, { kind: "terminal", run: decodeRun(r, tx) });
+  if (queued.length > 0) {
+    const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelQueued")},
+        cancel_requested_at = ${now}, ended_at = ${now}, updated_at = ${now}
+      WHERE id IN (${list(queued)}) AND status IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
+    for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: false });
+  }
+  if (parked.length > 0) {
+    // Nobody executes a parked run: it ends here.
+    const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelParked")},
+        cancel_requested_at = ${now}, ended_at = ${now}, parked_at = NULL, parked_state = NULL, waiting_tool = NULL,
+        tool_result = NULL, updated_at = ${now}
+      WHERE id IN (${list(parked)}) AND status IN (${fromStatuses("cancelParked")}) RETURNING ${runColumns}`);
+    for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: true });
+  }
+  if (executing.length > 0) {
+    const requested = await tx.all<RunRow>(sql`UPDATE runs
+      SET cancel_requested_at = COALESCE(cancel_requested_at, ${now}), updated_at = ${now}
+      WHERE id IN (${list(executing)}) RETURNING ${runColumns}`);
+    for (const r of requested) answers.set(r.id, { kind: "requested", run: decodeRun(r, tx) });
+  }
+  const ended = [...answers.values()].filter((a) => a.kind === "cancelled");
+  if (ended.length > 0) {
+    await insertEvents(
+      tx,
+      ended.map((a) => ({
+        runId: a.run.id,
+        type: "run.cancelled" as const,
+        data: { while: a.kind === "cancelled" && a.parked ? "parked" : "queued" },
+      })),
+      now,
+    );
+  }
+  return runIds.map((id) => answers.get(id) ?? ({ kind: "missing" } as const));
 }

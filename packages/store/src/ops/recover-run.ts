@@ -12,7 +12,7 @@ import {
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
-import { recordRequeue } from "./requeue-record";
+import { recordRequeues } from "./requeue-record";
 
 /**
  * Applies a recovery decision to a stale run, decided under its row lock from the run
@@ -65,7 +65,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
           enqueued_at = ${now}, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
-      await recordRequeue(tx, runId, recoveryRequeueData(recovery, from), now);
+      await recordRequeues(tx, [{ runId, data: recoveryRequeueData(recovery, from) }], now);
       return recovered(requeued!, true);
     }
     const failure = recoveryFailure(from, recovery);

@@ -1,11 +1,18 @@
-import { checkManualRequeue, OahError, type RunStatus, recordManualRequeue } from "@oah/core";
+import {
+  checkManualRequeue,
+  OahError,
+  type RunMetadata,
+  type RunStatus,
+  recordManualRequeue,
+} from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeMetadata, entryOf, type RunRow } from "../rows";
 import type { ManualRequeueOutcome, ManualRequeueRequest } from "../run-store";
 import { manualRequeueData, manualRequeueFacts } from "../run-writes";
+import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
-import { recordRequeue } from "./requeue-record";
+import { recordRequeues } from "./requeue-record";
 
 /**
  * An operator's requeue of each run, one transaction each: to the tail of its session, with
@@ -36,29 +43,91 @@ function requeueRun(
   runId: string,
   request: ManualRequeueRequest,
 ): Promise<ManualRequeueOutcome> {
-  const { by, maxAttempts } = request;
   const now = ctx.now();
-  return ctx.db.transaction(async (tx) => {
-    const [row] = await tx.all<RunRow>(
-      sql`SELECT ${runColumns} FROM runs WHERE id = ${runId} ${tx.forUpdate}`,
-    );
-    if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` } as const;
+  return ctx.db.transaction(async (tx) => (await requeueRunsIn(tx, [runId], request, now))[0]!);
+}
+
+const inList = (ids: readonly string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+
+/**
+ * Runs' requeues in the caller's transaction, in a few statements however many: one run's
+ * (the API's), or a bulk job's chunk. Each run is checked under its row lock, the eligible ones
+ * go to the tail of their session in the order given, with a fresh budget.
+ */
+export async function requeueRunsIn(
+  tx: SqlClient,
+  runIds: readonly string[],
+  request: ManualRequeueRequest,
+  now: number,
+): Promise<ManualRequeueOutcome[]> {
+  const { by, maxAttempts } = request;
+  if (runIds.length === 0) return [];
+  // Locked in id order, as every writer of many runs locks them, so that two never deadlock.
+  const rows = await tx.all<RunRow>(
+    sql`SELECT ${runColumns} FROM runs WHERE id IN (${inList(runIds)}) ORDER BY id ${tx.forUpdate}`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const outcomes = new Map<string, ManualRequeueOutcome>();
+  const eligible: { row: RunRow; status: RunStatus; metadata: RunMetadata }[] = [];
+  for (const runId of new Set(runIds)) {
+    const row = byId.get(runId);
+    if (!row) {
+      outcomes.set(runId, { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` });
+      continue;
+    }
     const metadata = decodeMetadata(row, tx);
     const status = row.status as RunStatus;
     const check = checkManualRequeue(manualRequeueFacts(row, metadata), request.includeCancelled);
-    if (!check.ok) return { runId, ok: false, code: check.code, message: check.message } as const;
-    const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
-    // The tail of its session: a fresh position from the session's counter.
-    const [session] = await tx.all<{ last_seq: number }>(sql`UPDATE sessions SET last_seq = last_seq + 1,
-        updated_at = ${now} WHERE id = ${row.session_id} RETURNING last_seq`);
-    const [requeued] =
-      await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("manualRequeue")}, queue_seq = ${session!.last_seq},
-        output = NULL, error_code = NULL, error_message = NULL, started_at = NULL, heartbeat_at = NULL, ended_at = NULL,
-        cancel_requested_at = NULL, claim_token = NULL, waiting_tool = NULL, tool_result = NULL,
-        recovery_state = 'requeued', recovery_reason = 'manual_operator_requeue', metadata = ${tx.json(next)},
+    if (!check.ok) outcomes.set(runId, { runId, ok: false, code: check.code, message: check.message });
+    else
+      eligible.push({
+        row,
+        status,
+        metadata: recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts }),
+      });
+  }
+  if (eligible.length > 0) {
+    // The tail of each session: fresh positions from its counter, one move for all its runs.
+    const perSession = new Map<string, number>();
+    for (const { row } of eligible) perSession.set(row.session_id, (perSession.get(row.session_id) ?? 0) + 1);
+    const counters = await tx.all<{ id: string; last_seq: number }>(sql`UPDATE sessions
+      SET last_seq = last_seq + CAST(v.column2 AS integer), updated_at = ${now}
+      FROM ${tx.rowsOf(
+        2,
+        [...perSession].map(([id, n]) => [id, String(n)]),
+      )}
+      WHERE sessions.id = v.column1 RETURNING sessions.id, sessions.last_seq`);
+    const next = new Map(counters.map((c) => [c.id, Number(c.last_seq) - perSession.get(c.id)! + 1]));
+    const positions = eligible.map(({ row, metadata }) => {
+      const seq = next.get(row.session_id)!;
+      next.set(row.session_id, seq + 1);
+      return [row.id, String(seq), encodeJson(metadata)];
+    });
+    const requeued = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("manualRequeue")},
+        queue_seq = CAST(v.column2 AS integer), output = NULL, error_code = NULL, error_message = NULL,
+        started_at = NULL, heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, claim_token = NULL,
+        waiting_tool = NULL, tool_result = NULL, recovery_state = 'requeued',
+        recovery_reason = 'manual_operator_requeue', metadata = ${tx.asJson(sql`v.column3`)},
         enqueued_at = ${now}, updated_at = ${now}
-      WHERE id = ${runId} RETURNING ${runColumns}`);
-    await recordRequeue(tx, runId, manualRequeueData(by, status), now);
-    return { runId, ok: true, previousStatus: status, queueEntry: entryOf(requeued!) } as const;
-  });
+      FROM ${tx.rowsOf(3, positions)} WHERE runs.id = v.column1 RETURNING ${runColumns}`);
+    const statusOf = new Map(eligible.map((e) => [e.row.id, e.status]));
+    await recordRequeues(
+      tx,
+      eligible.map(({ row, status }) => ({ runId: row.id, data: manualRequeueData(by, status) })),
+      now,
+    );
+    for (const row of requeued) {
+      outcomes.set(row.id, {
+        runId: row.id,
+        ok: true,
+        previousStatus: statusOf.get(row.id)!,
+        queueEntry: entryOf(row),
+      });
+    }
+  }
+  return [...new Set(runIds)].map((id) => outcomes.get(id)!);
 }

@@ -7,6 +7,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
@@ -171,5 +172,53 @@ export const auditLog = pgTable(
     index("audit_log_at_idx").on(t.at, t.id),
     index("audit_log_actor_idx").on(t.actor, t.at, t.id),
     index("audit_log_action_idx").on(t.action, t.at, t.id),
+  ],
+);
+
+/**
+ * Bulk actions by filter (docs/spec.md §9): the job, and the runs the filter matched when it
+ * started (its items, each with what the job did to it once done). Whoever holds a running
+ * job's lease works it; a lease that lapses (its API process died) is taken by another.
+ */
+export const bulkJobs = pgTable(
+  "bulk_jobs",
+  {
+    id: text("id").primaryKey(),
+    action: text("action").notNull(),
+    filter: jsonb("filter").notNull(),
+    requestedBy: text("requested_by").notNull(),
+    includeCancelled: integer("include_cancelled").notNull(),
+    status: text("status").notNull(),
+    total: integer("total").notNull(),
+    done: integer("done").notNull(),
+    outcomes: jsonb("outcomes").notNull(),
+    error: text("error"),
+    startedAt: ms("started_at").notNull(),
+    endedAt: ms("ended_at"),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: ms("lease_until"),
+  },
+  (t) => [
+    index("bulk_jobs_started_idx").on(t.startedAt),
+    index("bulk_jobs_running_idx").on(t.leaseUntil).where(sql`status = 'running'`),
+  ],
+);
+
+export const bulkJobItems = pgTable(
+  "bulk_job_items",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => bulkJobs.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    runId: text("run_id").notNull(),
+    outcome: text("outcome"),
+    message: text("message"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.position] }),
+    // The items still to do, in order: what each chunk takes.
+    index("bulk_job_items_pending_idx").on(t.jobId, t.position).where(sql`outcome IS NULL`),
+    index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // The same tables as schema/pg.ts, column for column: times in epoch milliseconds, JSON as text.
 const json = (name: string) => text(name, { mode: "json" });
@@ -141,5 +141,47 @@ export const auditLog = sqliteTable(
     index("audit_log_at_idx").on(t.at, t.id),
     index("audit_log_actor_idx").on(t.actor, t.at, t.id),
     index("audit_log_action_idx").on(t.action, t.at, t.id),
+  ],
+);
+
+export const bulkJobs = sqliteTable(
+  "bulk_jobs",
+  {
+    id: text("id").primaryKey(),
+    action: text("action").notNull(),
+    filter: json("filter").notNull(),
+    requestedBy: text("requested_by").notNull(),
+    includeCancelled: integer("include_cancelled").notNull(),
+    status: text("status").notNull(),
+    total: integer("total").notNull(),
+    done: integer("done").notNull(),
+    outcomes: json("outcomes").notNull(),
+    error: text("error"),
+    startedAt: integer("started_at").notNull(),
+    endedAt: integer("ended_at"),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: integer("lease_until"),
+  },
+  (t) => [
+    index("bulk_jobs_started_idx").on(t.startedAt),
+    index("bulk_jobs_running_idx").on(t.leaseUntil).where(sql`status = 'running'`),
+  ],
+);
+
+export const bulkJobItems = sqliteTable(
+  "bulk_job_items",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => bulkJobs.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    runId: text("run_id").notNull(),
+    outcome: text("outcome"),
+    message: text("message"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.position] }),
+    index("bulk_job_items_pending_idx").on(t.jobId, t.position).where(sql`outcome IS NULL`),
+    index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );

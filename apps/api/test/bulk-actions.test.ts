@@ -1,0 +1,293 @@
+import type { BulkDryRun, BulkJob, BulkJobItemsPage } from "@oah/contract";
+import { waitFor } from "@oah/testing";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ApiUnderTest, startApi } from "./support";
+
+/**
+ * `n` runs of workspace `ws` straight into the store, as recovery would have left them: quarantined
+ * (`worker_recovery_failed`, `max_attempts_exhausted`, a dead letter), one per session; plus
+ * failures recovery never touched and completed runs, which a requeue refuses.
+ */
+async function loadRuns(
+  url: string,
+  ws: string,
+  quarantined: number,
+  plainFailed: number,
+  completed: number,
+) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const at = Date.now() - 60_000;
+    const metadata = JSON.stringify({
+      recoveryAttempts: 3,
+      recovery: {
+        state: "quarantined",
+        strategy: "requeue_running",
+        attempts: 3,
+        maxAttempts: 3,
+        lastOutcome: { from: "running", to: "failed" },
+        lastRecoveredBy: "test-host",
+        lastRecoveredAt: new Date(at).toISOString(),
+        reason: "max_attempts_exhausted",
+        manualRequeueCount: 0,
+        lastManualRequeueAt: null,
+        lastManualRequeueBy: null,
+        deadLetter: {
+          status: "quarantined",
+          reason: "max_attempts_exhausted",
+          at: new Date(at).toISOString(),
+        },
+      },
+    });
+    const total = quarantined + plainFailed + completed;
+    await db.query(
+      `INSERT INTO sessions (id, last_seq, created_at, updated_at)
+       SELECT $1 || '-' || i, 1, $2::bigint, $2::bigint FROM generate_series(1, $3::int) AS i`,
+      [ws, at, total],
+    );
+    await db.query(
+      `INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, priority, executor, input, status, error_code,
+        error_message, created_at, enqueued_at, started_at, ended_at, timeout_ms, worker_id, attempt, recovery_state,
+        recovery_reason, recovered_at, metadata, updated_at)
+       SELECT 'run_' || upper(lpad(to_hex($2::bigint * 100000 + i), 26, '0')), $1 || '-' || i, 1, 1, $1,
+         'normal', 'script', '{"steps":[]}'::jsonb,
+         CASE WHEN i <= $3::int + $4::int THEN 'failed' ELSE 'completed' END,
+         CASE WHEN i <= $3::int THEN 'worker_recovery_failed' WHEN i <= $3::int + $4::int THEN 'tool_failed' END,
+         CASE WHEN i <= $3::int + $4::int THEN 'failed in the test' END,
+         $2::bigint + i, $2::bigint + i, $2::bigint + i, $2::bigint + i + 1, 60000, 'test-host/w1', 3,
+         CASE WHEN i <= $3::int THEN 'quarantined' END, CASE WHEN i <= $3::int THEN 'max_attempts_exhausted' END,
+         CASE WHEN i <= $3::int THEN $2::bigint + i END,
+         CASE WHEN i <= $3::int THEN $6::jsonb ELSE '{}'::jsonb END, $2::bigint + i
+       FROM generate_series(1, $5::int) AS i`,
+      [ws, at, quarantined, plainFailed, total, metadata],
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+/** A pool that never starts a worker. */
+const NO_WORKERS = {
+  OAH_WORKERS_MIN: "0",
+  OAH_WORKERS_MAX: "1",
+  OAH_POOL_SCALE_UP_SAMPLE_WINDOW: "1000",
+  OAH_POOL_SCALE_INTERVAL_MS: "3600000",
+};
+
+async function call<T>(t: ApiUnderTest, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${t.api.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+describe("bulk actions by filter", () => {
+  let t: ApiUnderTest | undefined;
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+  });
+
+  it("requeues 20,000 quarantined runs on PostgreSQL: the dry run's counts are what the job does, and a kill -9 mid-job loses nothing and requeues nothing twice", async () => {
+    // A short lease: the restarted API takes the job up within seconds of its predecessor's death.
+    // No worker executes the requeued runs: what is looked at is the job, not their executions.
+    t = await startApi("postgres", {
+      OAH_BULK_RUNS_PER_SECOND: "5000",
+      OAH_SESSION_LOCK_TTL_MS: "3000",
+      OAH_RUN_HEARTBEAT_INTERVAL_MS: "500",
+      ...NO_WORKERS,
+    });
+    const api = t;
+    const url = api.env.OAH_DATABASE_URL!;
+    await loadRuns(url, "bulk-ws", 20_000, 300, 200);
+    const filter = { workspaceId: "bulk-ws", status: ["failed", "completed"] };
+
+    const dry = await call<BulkDryRun>(api, "POST", "/api/v1/bulk-actions", {
+      action: "requeue",
+      filter,
+      dryRun: true,
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.matched).toBe(20_500);
+    expect(dry.body.outcomes).toEqual({
+      requeued: 20_000,
+      run_requeue_not_supported: 300,
+      run_requeue_invalid_status: 200,
+    });
+    expect(dry.body.examples.requeued).toHaveLength(5);
+    // A dry run changes nothing.
+    expect(
+      (await call<{ items: unknown[] }>(api, "GET", "/api/v1/storage/runs?workspaceId=bulk-ws&status=queued"))
+        .body.items,
+    ).toEqual([]);
+
+    const started = await call<{ job: BulkJob }>(api, "POST", "/api/v1/bulk-actions", {
+      action: "requeue",
+      filter,
+    });
+    expect(started.status).toBe(202);
+    expect(started.body.job).toMatchObject({ status: "running", total: 20_500 });
+    const { id } = started.body.job;
+    await waitFor(
+      "the job to be under way",
+      async () => {
+        const job = (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${id}`)).body;
+        return job.done >= 4_000 || undefined;
+      },
+      60_000,
+    );
+    expect(await api.api.stop("SIGKILL")).toBe("SIGKILL");
+    const atDeath = (await call<BulkJob>(await restarted(api), "GET", `/api/v1/bulk-actions/${id}`)).body;
+    expect(atDeath.done).toBeLessThan(20_500);
+
+    const ended = await waitFor(
+      "the job to end",
+      async () => {
+        const job = (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${id}`)).body;
+        return job.status !== "running" && job;
+      },
+      120_000,
+    );
+    expect(ended).toMatchObject({
+      status: "completed",
+      total: 20_500,
+      done: 20_500,
+      outcomes: dry.body.outcomes,
+    });
+
+    // Each run once: no run has two manual requeues, and every quarantined one has one.
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const twice = await db.query(`SELECT run_id FROM run_events WHERE type = 'run.requeued'
+        AND data->>'reason' = 'manual_operator_requeue' GROUP BY run_id HAVING count(*) > 1`);
+      expect(twice.rowCount).toBe(0);
+      const once =
+        await db.query(`SELECT count(DISTINCT run_id)::int AS n FROM run_events WHERE type = 'run.requeued'
+        AND data->>'reason' = 'manual_operator_requeue'`);
+      expect(once.rows[0].n).toBe(20_000);
+    } finally {
+      await db.end();
+    }
+    // The items say what was done to each.
+    const refused = await call<BulkJobItemsPage>(
+      api,
+      "GET",
+      `/api/v1/bulk-actions/${id}/items?outcome=run_requeue_not_supported&limit=500`,
+    );
+    expect(refused.body.items).toHaveLength(300);
+    expect(refused.body.items[0]!.message).toMatch(/stale-run recovery/);
+    const first = await call<BulkJobItemsPage>(api, "GET", `/api/v1/bulk-actions/${id}/items?limit=2`);
+    expect(first.body.items.map((i) => [i.position, i.outcome])).toEqual([
+      [1, "requeued"],
+      [2, "requeued"],
+    ]);
+    const next = await call<BulkJobItemsPage>(
+      api,
+      "GET",
+      `/api/v1/bulk-actions/${id}/items?limit=2&cursor=${first.body.nextCursor}`,
+    );
+    expect(next.body.items.map((i) => i.position)).toEqual([3, 4]);
+    expect((await call<{ items: BulkJob[] }>(api, "GET", "/api/v1/bulk-actions")).body.items[0]!.id).toBe(id);
+  }, 300_000);
+
+  it("cancels by filter, stops where it is when aborted, and refuses what it does not understand", async () => {
+    t = await startApi("sqlite", {
+      OAH_BULK_RUNS_PER_SECOND: "5",
+      OAH_WORKERS_MIN: "0",
+      OAH_WORKERS_MAX: "1",
+    });
+    const api = t;
+    for (let i = 0; i < 30; i++)
+      await call(api, "POST", `/api/v1/sessions/hold-${i}/runs`, {
+        workspaceId: "hold",
+        input: { steps: [{ type: "wait_tool", name: "never" }] },
+      });
+    await waitFor(
+      "every run parked",
+      async () => {
+        const page = await call<{ items: { metadata: { parked?: boolean } }[] }>(
+          api,
+          "GET",
+          "/api/v1/storage/runs?workspaceId=hold&limit=50",
+        );
+        return page.body.items.every((r) => r.metadata.parked === true) || undefined;
+      },
+      30_000,
+    );
+    const dry = await call<BulkDryRun>(api, "POST", "/api/v1/bulk-actions", {
+      action: "cancel",
+      filter: { workspaceId: "hold" },
+      dryRun: true,
+    });
+    expect(dry.body).toMatchObject({ matched: 30, outcomes: { cancelled: 30 } });
+    const { job } = (
+      await call<{ job: BulkJob }>(api, "POST", "/api/v1/bulk-actions", {
+        action: "cancel",
+        filter: { workspaceId: "hold" },
+      })
+    ).body;
+    // At 5 runs a second: abort it after a few.
+    await waitFor(
+      "a few cancelled",
+      async () =>
+        (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${job.id}`)).body.done >= 5 || undefined,
+    );
+    const aborted = (await call<BulkJob>(api, "POST", `/api/v1/bulk-actions/${job.id}/abort`, {})).body;
+    expect(aborted.status).toBe("aborted");
+    await new Promise((r) => setTimeout(r, 1_500));
+    const after = (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${job.id}`)).body;
+    expect(after).toMatchObject({ status: "aborted", done: aborted.done });
+    const cancelled = await call<{ items: unknown[] }>(
+      api,
+      "GET",
+      "/api/v1/storage/runs?workspaceId=hold&status=cancelled&limit=50",
+    );
+    expect(cancelled.body.items).toHaveLength(aborted.done);
+
+    expect(
+      (
+        await call<{ error: { code: string } }>(api, "POST", "/api/v1/bulk-actions", {
+          action: "delete",
+          filter: {},
+        })
+      ).body.error.code,
+    ).toBe("invalid_request");
+    expect(
+      (
+        await call<{ error: { code: string } }>(api, "POST", "/api/v1/bulk-actions", {
+          action: "cancel",
+          filter: { status: ["nope"] },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call<{ error: { code: string } }>(
+          api,
+          "GET",
+          "/api/v1/bulk-actions/bulk_00000000000000000000000000",
+        )
+      ).body.error.code,
+    ).toBe("bulk_job_not_found");
+    expect(
+      (
+        await call<{ items: unknown[] }>(
+          api,
+          "GET",
+          "/api/v1/storage/runs?workspaceId=hold&status=cancelled&limit=50",
+        )
+      ).body.items,
+    ).toHaveLength(aborted.done);
+  });
+});
+
+/** Restarts the API on its store, and answers it. */
+async function restarted(t: ApiUnderTest): Promise<ApiUnderTest> {
+  await t.restart();
+  return t;
+}

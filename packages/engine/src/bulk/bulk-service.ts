@@ -1,0 +1,94 @@
+import type {
+  BulkActionInput,
+  BulkDryRun,
+  BulkJob,
+  BulkJobItemsPage,
+  ListBulkJobItemsInput,
+} from "@oah/contract";
+import { OahError } from "@oah/core";
+import { newBulkJobId } from "@oah/core/run-id";
+import type { RunStore } from "@oah/store";
+import { normalizeFilters } from "../service/storage-cursor";
+import { storageQueryOf } from "../service/storage-runs";
+import type { BulkJobRunner } from "./bulk-runner";
+import { bulkOutcome } from "./classify";
+
+/** Runs read at a time by a dry run. */
+const DRY_RUN_PAGE = 1_000;
+/** Run ids shown per outcome by a dry run. */
+const EXAMPLES = 5;
+
+/**
+ * Bulk actions by filter (docs/spec.md §9): a dry run says what an action would do to every run
+ * the filter matches; a start makes it a job of the store's, worked by the API processes' runner.
+ */
+export class BulkService {
+  constructor(
+    private readonly store: RunStore,
+    private readonly runner: Pick<BulkJobRunner, "wake">,
+  ) {}
+
+  async dryRun(input: BulkActionInput): Promise<BulkDryRun> {
+    const query = storageQueryOf(input.filter);
+    const outcomes: Record<string, number> = {};
+    const examples: Record<string, string[]> = {};
+    let matched = 0;
+    let after: { createdAt: number; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.listRuns({ ...query, after, limit: DRY_RUN_PAGE });
+      for (const run of page) {
+        const outcome = bulkOutcome(input.action, run, input.includeCancelled);
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        examples[outcome] ??= [];
+        if (examples[outcome].length < EXAMPLES) examples[outcome].push(run.id);
+      }
+      matched += page.length;
+      const last = page[page.length - 1];
+      if (!last || page.length < DRY_RUN_PAGE) break;
+      after = { createdAt: Date.parse(last.createdAt), id: last.id };
+    }
+    return { matched, outcomes, examples };
+  }
+
+  async start(input: BulkActionInput, requestedBy: string): Promise<BulkJob> {
+    const filter = normalizeFilters(input.filter);
+    const job = await this.store.createBulkJob({
+      id: newBulkJobId(),
+      action: input.action,
+      filter,
+      query: storageQueryOf(filter),
+      requestedBy,
+      includeCancelled: input.includeCancelled,
+    });
+    this.runner.wake();
+    return job;
+  }
+
+  async get(id: string): Promise<BulkJob> {
+    const job = await this.store.getBulkJob(id);
+    if (!job) throw new OahError("bulk_job_not_found", `no bulk job with id ${id}`);
+    return job;
+  }
+
+  list(limit: number): Promise<BulkJob[]> {
+    return this.store.listBulkJobs(limit);
+  }
+
+  async items(input: ListBulkJobItemsInput): Promise<BulkJobItemsPage> {
+    await this.get(input.id);
+    const items = await this.store.listBulkJobItems({
+      id: input.id,
+      outcome: input.outcome,
+      afterPosition: input.cursor === undefined ? undefined : Number(input.cursor),
+      limit: input.limit,
+    });
+    const last = items[items.length - 1];
+    return { items, nextCursor: items.length === input.limit && last ? String(last.position) : null };
+  }
+
+  async abort(id: string): Promise<BulkJob> {
+    const job = await this.store.abortBulkJob(id);
+    if (!job) throw new OahError("bulk_job_not_found", `no bulk job with id ${id}`);
+    return job;
+  }
+}

@@ -1,0 +1,203 @@
+import type { BulkJob, BulkJobItem, StorageRunFilters } from "@oah/contract";
+import { type BulkAction, type BulkJobStatus, REQUEUED } from "@oah/core";
+import { sql } from "drizzle-orm";
+import { iso } from "../rows";
+import type { BulkChunk, BulkItemQuery, CancelRequest, NewBulkJob } from "../run-store";
+import type { SqlClient } from "../sql/client";
+import { storageFilterSql } from "../sql-fragments";
+import { requestCancelsIn } from "./cancel";
+import type { OpContext } from "./context";
+import { requeueRunsIn } from "./requeue-runs";
+
+interface JobRow {
+  id: string;
+  action: string;
+  filter: unknown;
+  requested_by: string;
+  include_cancelled: number;
+  status: string;
+  total: number;
+  done: number;
+  outcomes: unknown;
+  error: string | null;
+  started_at: number | string;
+  ended_at: number | string | null;
+  lease_owner: string | null;
+}
+
+const JOB_COLUMNS =
+  sql.raw(`id, action, filter, requested_by, include_cancelled, status, total, done, outcomes,
+  error, started_at, ended_at, lease_owner`);
+
+function decodeJob(row: JobRow, db: SqlClient): BulkJob {
+  return {
+    id: row.id,
+    action: row.action as BulkAction,
+    status: row.status as BulkJobStatus,
+    total: Number(row.total),
+    done: Number(row.done),
+    outcomes: db.decodeJson(row.outcomes) as Record<string, number>,
+    filter: db.decodeJson(row.filter) as StorageRunFilters,
+    requestedBy: row.requested_by,
+    startedAt: iso(Number(row.started_at)),
+    endedAt: row.ended_at === null ? null : iso(Number(row.ended_at)),
+    error: row.error,
+  };
+}
+
+/** Starts a job: its items are the runs its filter matches now, in creation order. */
+export async function createBulkJob(ctx: OpContext, job: NewBulkJob): Promise<BulkJob> {
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    await tx.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, include_cancelled, status, total,
+        done, outcomes, started_at)
+      VALUES (${job.id}, ${job.action}, ${tx.json(job.filter)}, ${job.requestedBy}, ${job.includeCancelled ? 1 : 0},
+        'running', 0, 0, ${tx.json({})}, ${now})`);
+    const where = storageFilterSql(job.query);
+    await tx.run(sql`INSERT INTO bulk_job_items (job_id, position, run_id)
+      SELECT ${job.id}, ROW_NUMBER() OVER (ORDER BY created_at, id), id FROM runs
+      ${where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}`);
+    // A job that matched nothing is done at once.
+    const [row] = await tx.all<JobRow>(sql`UPDATE bulk_jobs
+      SET total = (SELECT count(*) FROM bulk_job_items WHERE job_id = ${job.id}),
+        status = CASE WHEN EXISTS (SELECT 1 FROM bulk_job_items WHERE job_id = ${job.id}) THEN 'running'
+          ELSE 'completed' END,
+        ended_at = CASE WHEN EXISTS (SELECT 1 FROM bulk_job_items WHERE job_id = ${job.id}) THEN NULL
+          ELSE CAST(${now} AS bigint) END
+      WHERE id = ${job.id} RETURNING ${JOB_COLUMNS}`);
+    return decodeJob(row!, tx);
+  });
+}
+
+/** A running job whose lease is free or lapsed, now leased to `owner` (the oldest first). */
+export async function leaseBulkJob(ctx: OpContext, owner: string, leaseMs: number): Promise<BulkJob | null> {
+  const { db } = ctx;
+  const now = ctx.now();
+  const free = sql`status = 'running' AND (lease_until IS NULL OR lease_until < ${now})`;
+  // The condition again on the row itself: of two processes that picked the same job, one leases it.
+  const [row] =
+    await db.all<JobRow>(sql`UPDATE bulk_jobs SET lease_owner = ${owner}, lease_until = ${now + leaseMs}
+    WHERE id = (SELECT id FROM bulk_jobs WHERE ${free} ORDER BY started_at LIMIT 1) AND ${free}
+    RETURNING ${JOB_COLUMNS}`);
+  return row ? decodeJob(row, db) : null;
+}
+
+/** How a cancel ended, as a job's outcome. */
+const cancelOutcomeOf = (request: CancelRequest): string =>
+  request.kind === "cancelled"
+    ? "cancelled"
+    : request.kind === "requested"
+      ? "cancel_requested"
+      : request.kind === "terminal"
+        ? "run_already_ended"
+        : "run_not_found";
+
+/**
+ * Acts on the next `limit` items of a job this owner leases: each run's change and its outcome
+ * in the same transaction, so that a job resumed after its worker died never acts twice on a
+ * run, and what it did is what is recorded.
+ */
+export async function runBulkChunk(
+  ctx: OpContext,
+  jobId: string,
+  owner: string,
+  limit: number,
+  leaseMs: number,
+  maxAttempts: number,
+): Promise<BulkChunk | null> {
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const [job] = await tx.all<JobRow>(
+      sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ${jobId} ${tx.forUpdate}`,
+    );
+    if (job?.status !== "running" || job.lease_owner !== owner) return null;
+    const items = await tx.all<{
+      position: number;
+      run_id: string;
+    }>(sql`SELECT position, run_id FROM bulk_job_items
+      WHERE job_id = ${jobId} AND outcome IS NULL ORDER BY position LIMIT ${limit}`);
+    const chunk: Omit<BulkChunk, "job"> = { requeued: [], cancelRequested: [], parkedCancelled: [] };
+    const runIds = items.map((i) => i.run_id);
+    const done: { outcome: string; message: string | null }[] = [];
+    if (job.action === "requeue") {
+      const request = { by: job.requested_by, maxAttempts, includeCancelled: job.include_cancelled === 1 };
+      for (const requeue of await requeueRunsIn(tx, runIds, request, now)) {
+        if (requeue.ok) chunk.requeued.push(requeue.queueEntry);
+        done.push(
+          requeue.ok
+            ? { outcome: REQUEUED, message: null }
+            : { outcome: requeue.code, message: requeue.message },
+        );
+      }
+    } else {
+      for (const [i, cancel] of (await requestCancelsIn(tx, runIds, now)).entries()) {
+        if (cancel.kind === "requested") chunk.cancelRequested.push(runIds[i]!);
+        if (cancel.kind === "cancelled" && cancel.parked)
+          chunk.parkedCancelled.push({ id: runIds[i]!, sessionId: cancel.run.sessionId });
+        done.push({ outcome: cancelOutcomeOf(cancel), message: null });
+      }
+    }
+    const outcomes = tx.decodeJson(job.outcomes) as Record<string, number>;
+    for (const { outcome } of done) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    if (items.length > 0) {
+      const rows = tx.rowsOf(
+        3,
+        items.map((item, i) => [String(item.position), done[i]!.outcome, done[i]!.message]),
+      );
+      await tx.run(sql`UPDATE bulk_job_items SET outcome = v.column2, message = v.column3 FROM ${rows}
+        WHERE bulk_job_items.job_id = ${jobId} AND bulk_job_items.position = CAST(v.column1 AS integer)`);
+    }
+    const finished = items.length < limit;
+    const [updated] = await tx.all<JobRow>(sql`UPDATE bulk_jobs SET done = done + ${items.length},
+        outcomes = ${tx.json(outcomes)}, lease_until = ${now + leaseMs},
+        status = ${finished ? "completed" : "running"}, ended_at = ${finished ? now : null}
+      WHERE id = ${jobId} RETURNING ${JOB_COLUMNS}`);
+    return { job: decodeJob(updated!, tx), ...chunk };
+  });
+}
+
+export async function getBulkJob({ db }: OpContext, id: string): Promise<BulkJob | null> {
+  const [row] = await db.all<JobRow>(sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ${id}`);
+  return row ? decodeJob(row, db) : null;
+}
+
+export async function listBulkJobs({ db }: OpContext, limit: number): Promise<BulkJob[]> {
+  const rows = await db.all<JobRow>(sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs
+    ORDER BY started_at DESC, id DESC LIMIT ${limit}`);
+  return rows.map((r) => decodeJob(r, db));
+}
+
+export async function listBulkJobItems({ db }: OpContext, query: BulkItemQuery): Promise<BulkJobItem[]> {
+  const rows = await db.all<{
+    position: number;
+    run_id: string;
+    outcome: string | null;
+    message: string | null;
+  }>(sql`
+    SELECT position, run_id, outcome, message FROM bulk_job_items
+    WHERE job_id = ${query.id} AND position > ${query.afterPosition ?? 0}
+      ${query.outcome === undefined ? sql`` : sql`AND outcome = ${query.outcome}`}
+    ORDER BY position LIMIT ${query.limit}`);
+  return rows.map((r) => ({
+    position: Number(r.position),
+    runId: r.run_id,
+    outcome: r.outcome,
+    message: r.message,
+  }));
+}
+
+/** Stops a running job where it is; the job as it ends (or as it was), null when unknown. */
+export async function abortBulkJob(ctx: OpContext, id: string): Promise<BulkJob | null> {
+  const { db } = ctx;
+  const [row] = await db.all<JobRow>(sql`UPDATE bulk_jobs SET status = 'aborted', ended_at = ${ctx.now()},
+      lease_owner = NULL, lease_until = NULL
+    WHERE id = ${id} AND status = 'running' RETURNING ${JOB_COLUMNS}`);
+  return row ? decodeJob(row, db) : getBulkJob(ctx, id);
+}
+
+/** Ends a job its owner cannot go on with (its chunks keep failing), saying why. */
+export async function failBulkJob(ctx: OpContext, id: string, owner: string, error: string): Promise<void> {
+  await ctx.db.run(sql`UPDATE bulk_jobs SET status = 'failed', error = ${error}, ended_at = ${ctx.now()},
+      lease_owner = NULL, lease_until = NULL
+    WHERE id = ${id} AND status = 'running' AND lease_owner = ${owner}`);
+}
