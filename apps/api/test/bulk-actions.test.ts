@@ -1,4 +1,4 @@
-import type { BulkDryRun, BulkJob, BulkJobItemsPage } from "@oah/contract";
+import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
 import { waitFor } from "@oah/testing";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -106,6 +106,31 @@ describe("bulk actions by filter", () => {
     await loadRuns(url, "bulk-ws", 20_000, 300, 200);
     const filter = { workspaceId: "bulk-ws", status: ["failed", "completed"] };
 
+    // The quarantined runs are one dead-letter group; the failures recovery never touched are none.
+    const letters = await call<DeadLetters>(api, "GET", "/api/v1/storage/dead-letters?workspaceId=bulk-ws");
+    expect(letters.body.groups).toEqual([
+      {
+        reason: "max_attempts_exhausted",
+        errorCode: "worker_recovery_failed",
+        workspaceId: "bulk-ws",
+        count: 20_000,
+        oldestAt: expect.any(String),
+        newestAt: expect.any(String),
+        lastExecutions: [3, 2, 1].map(() => ({
+          runId: expect.stringMatching(/^run_/),
+          workerId: "test-host/w1",
+          errorMessage: "failed in the test",
+          at: expect.any(String),
+        })),
+      },
+    ]);
+    const [newest, , third] = letters.body.groups[0]!.lastExecutions;
+    expect(newest!.at).toBe(letters.body.groups[0]!.newestAt);
+    expect(newest!.at > third!.at).toBe(true);
+    expect((await call(api, "GET", "/api/v1/storage/dead-letters?workspaceId=.bad")).body).toMatchObject({
+      error: { code: "invalid_request" },
+    });
+
     const dry = await call<BulkDryRun>(api, "POST", "/api/v1/bulk-actions", {
       action: "requeue",
       filter,
@@ -193,6 +218,11 @@ describe("bulk actions by filter", () => {
     );
     expect(next.body.items.map((i) => i.position)).toEqual([3, 4]);
     expect((await call<{ items: BulkJob[] }>(api, "GET", "/api/v1/bulk-actions")).body.items[0]!.id).toBe(id);
+    expect(
+      (await call<DeadLetters>(api, "GET", "/api/v1/storage/dead-letters?workspaceId=bulk-ws")).body,
+    ).toEqual({
+      groups: [],
+    });
   }, 300_000);
 
   it("cancels by filter, stops where it is when aborted, and refuses what it does not understand", async () => {

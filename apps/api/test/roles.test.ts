@@ -27,6 +27,7 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "sessions.onEvents": READERS,
   "admin.runs": VIEWERS,
   "admin.overview": VIEWERS,
+  "admin.deadLetters": VIEWERS,
   "admin.requeue": OPERATORS,
   "admin.requeueMany": OPERATORS,
   "admin.audit": VIEWERS,
@@ -71,6 +72,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "admin.requeue": { runId },
     "admin.requeueMany": { runIds: [runId] },
     "admin.audit": {},
+    "admin.deadLetters": {},
     // A dry run of a filter that matches nothing: an allowed call changes nothing either.
     "admin.bulkAction": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
     "admin.bulkActions": {},
@@ -225,6 +227,7 @@ function procedureOf(method: string, path: string): string {
     "POST /api/v1/runs/requeue": "admin.requeueMany",
     "GET /api/v1/storage/runs": "admin.runs",
     "GET /api/v1/storage/overview": "admin.overview",
+    "GET /api/v1/storage/dead-letters": "admin.deadLetters",
     "GET /api/v1/pool": "admin.pool",
     "GET /api/v1/audit": "admin.audit",
     "POST /api/v1/bulk-actions": "admin.bulkAction",

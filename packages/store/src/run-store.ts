@@ -3,6 +3,7 @@ import type {
   AuditOutcome,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   ExecutorName,
   Run,
   RunEvent,
@@ -340,6 +341,9 @@ export interface RunStore {
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 
   recordAudit(entry: NewAuditEntry): Promise<void>;
+  /** The quarantined runs by reason × error code × workspace, largest groups first. */
+  deadLetters(workspaceId?: string): Promise<DeadLetters>;
+
   /** The audit log, newest first. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Deletes up to `limit` audit entries older than `before` (epoch ms); how many it deleted. */

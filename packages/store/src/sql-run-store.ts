@@ -2,6 +2,7 @@ import type {
   AuditEntry,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   Run,
   RunEvent,
   RunStep,
@@ -25,6 +26,7 @@ import {
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
 import { type CreatedRun, createRun } from "./ops/create-run";
+import { deadLetters } from "./ops/dead-letters";
 import { appendEvent, finishStep, startStep, updateStepOutput } from "./ops/events-and-steps";
 import { findStaleRuns } from "./ops/find-stale-runs";
 import { heartbeat } from "./ops/heartbeat";
@@ -230,6 +232,10 @@ export class SqlRunStore implements RunStore {
 
   recordAudit(entry: NewAuditEntry): Promise<void> {
     return recordAudit(this.ctx, entry);
+  }
+
+  deadLetters(workspaceId?: string): Promise<DeadLetters> {
+    return deadLetters(this.ctx, workspaceId);
   }
 
   listAudit(query: AuditQuery): Promise<AuditEntry[]> {

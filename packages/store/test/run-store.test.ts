@@ -1,3 +1,4 @@
+import type { RecoveryReason } from "@oah/core";
 import { openRunStore, type RunStore } from "@oah/store";
 import {
   createStoreEnv,
@@ -10,10 +11,16 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** Recovery giving up on a stale run after its last attempt (max_attempts_exhausted). */
-function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore = at + 1) {
+function quarantine(
+  store: RunStore,
+  runId: string,
+  at: number,
+  lastSeenBefore = at + 1,
+  reason: RecoveryReason = "max_attempts_exhausted",
+) {
   return store.recoverRun({
     runId,
-    decide: () => ({ action: "fail", state: "quarantined", reason: "max_attempts_exhausted" }),
+    decide: () => ({ action: "fail", state: "quarantined", reason }),
     context: {
       policy: { strategy: "requeue_running", maxAttempts: 3 },
       by: "h",
@@ -515,6 +522,57 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       "run.cancel",
       "host.cordon",
     ]);
+  });
+
+  it("groups the dead letters by reason, error code and workspace, with their times and last executions", async () => {
+    const ws = `dl-${kind}`;
+    const other = `dl-other-${kind}`;
+    const made: { id: string; at: number }[] = [];
+    const dead = async (session: string, workspaceId: string, reason?: RecoveryReason) => {
+      const run = (await store.createRun(newRun(session, { workspaceId }))).run;
+      await store.startRun({ runId: run.id, token: `t-${session}` }, `worker-${session}`);
+      clock += 10;
+      await quarantine(store, run.id, clock, clock + 1, reason);
+      made.push({ id: run.id, at: clock });
+      return run.id;
+    };
+    const exhausted: string[] = [];
+    for (let i = 0; i < 4; i++) exhausted.push(await dead(`s-dl-${kind}-${i}`, ws));
+    const unavailable = await dead(`s-dl-${kind}-u`, ws, "requeue_unavailable");
+    await dead(`s-dl-${kind}-o`, other);
+    // Requeued, a run is no dead letter any more.
+    await store.requeueRuns([exhausted[0]!], { by: "op", maxAttempts: 3, includeCancelled: false });
+
+    const { groups } = await store.deadLetters(ws);
+    const errorCode = (await store.getRun(unavailable))?.errorCode;
+    expect(errorCode).not.toBeNull();
+    const at = (id: string) => new Date(made.find((m) => m.id === id)!.at).toISOString();
+    expect(groups).toEqual([
+      {
+        reason: "max_attempts_exhausted",
+        errorCode,
+        workspaceId: ws,
+        count: 3,
+        oldestAt: at(exhausted[1]!),
+        newestAt: at(exhausted[3]!),
+        lastExecutions: [3, 2, 1].map((i) => ({
+          runId: exhausted[i]!,
+          workerId: `worker-s-dl-${kind}-${i}`,
+          errorMessage: expect.any(String),
+          at: at(exhausted[i]!),
+        })),
+      },
+      expect.objectContaining({ reason: "requeue_unavailable", workspaceId: ws, count: 1 }),
+    ]);
+    expect((await store.deadLetters()).groups.map((g) => g.workspaceId)).toContain(other);
+    // A group's runs, by the Storage filter its drill-down and its requeue use.
+    const listed = await store.listRuns({
+      recoveryState: ["quarantined"],
+      recoveryReason: ["max_attempts_exhausted"],
+      workspaceId: ws,
+      limit: 10,
+    });
+    expect(listed.map((r) => r.id).sort()).toEqual(exhausted.slice(1).sort());
   });
 
   it("runs a bulk job: its runs fixed at its start, acted on chunk by chunk under a lease, each outcome kept", async () => {

@@ -118,6 +118,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "GET",
+    path: "/api/v1/storage/dead-letters",
+    status: 200,
+    call: (c, r) => c.admin.deadLetters(r.query as never),
+  },
+  {
+    method: "GET",
     path: "/api/v1/pool",
     status: 200,
     call: (c) => c.admin.pool(),

@@ -1,5 +1,7 @@
 import type {
   CancelResult,
+  DeadLetters,
+  DeadLettersInput,
   ListStorageRunsInput,
   RequeueAccepted,
   RequeueItem,
@@ -199,5 +201,9 @@ export class RunService {
 
   overview(): Promise<StorageOverview> {
     return this.options.store.overview();
+  }
+
+  deadLetters(input: DeadLettersInput): Promise<DeadLetters> {
+    return this.options.store.deadLetters(input.workspaceId);
   }
 }

@@ -2,6 +2,7 @@ import type {
   AuditEntry,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   Run,
   RunEvent,
   RunStep,
@@ -26,6 +27,7 @@ import {
   type StatusWriteName,
   writeTarget,
 } from "@oah/core";
+import { DEAD_LETTER_EXECUTIONS, groupDeadLetters } from "../ops/dead-letters";
 import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
 import {
   decodeEvent,
@@ -761,6 +763,27 @@ export class MemoryRunStore implements RunStore {
       params: entry.params === undefined ? null : fromJson(toJson(entry.params)),
       outcome: fromJson(toJson(entry.outcome)) as AuditEntry["outcome"],
     });
+  }
+
+  async deadLetters(workspaceId?: string): Promise<DeadLetters> {
+    const groups = new Map<string, RunRecord[]>();
+    for (const r of this.db.runs.values()) {
+      if (r.recovery_state !== "quarantined" || r.recovery_reason === null || r.recovered_at === null)
+        continue;
+      if (workspaceId !== undefined && r.workspace_id !== workspaceId) continue;
+      const key = JSON.stringify([r.recovery_reason, r.error_code, r.workspace_id]);
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    const at = (r: RunRecord) => r.recovered_at ?? 0;
+    const rows = [...groups.values()].flatMap((runs) => {
+      const times = runs.map(at);
+      const figures = { n: runs.length, oldest: Math.min(...times), newest: Math.max(...times) };
+      return runs
+        .sort((a, b) => at(b) - at(a) || compareText(b.id, a.id))
+        .slice(0, DEAD_LETTER_EXECUTIONS)
+        .map((r) => ({ ...r, ...figures, reason: r.recovery_reason ?? "", recovered_at: at(r) }));
+    });
+    return groupDeadLetters(rows);
   }
 
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
