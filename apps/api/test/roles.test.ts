@@ -16,6 +16,7 @@ const SUBMITTERS: Role[] = ["submitter", "admin"];
 /** Who may call each procedure (docs/spec.md §13), written out: a procedure missing here fails the test. */
 const MAY_CALL: Record<string, readonly Role[]> = {
   "runs.submit": SUBMITTERS,
+  "runs.submitMany": SUBMITTERS,
   "runs.get": READERS,
   "runs.listBySession": READERS,
   "runs.events": READERS,
@@ -59,6 +60,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
   let runId: string;
   const inputs = (): Record<string, unknown> => ({
     "runs.submit": { sessionId: "roles-new", input: { steps: [] } },
+    "runs.submitMany": { runs: [{ sessionId: "roles-new", input: { steps: [] } }] },
     "runs.get": { runId },
     "runs.listBySession": { sessionId: "roles" },
     "runs.events": { runId },
@@ -225,6 +227,7 @@ function procedureOf(method: string, path: string): string {
     "POST /api/v1/runs/:runId/tool-results": "runs.submitToolResult",
     "POST /api/v1/runs/:runId/requeue": "admin.requeue",
     "POST /api/v1/runs/requeue": "admin.requeueMany",
+    "POST /api/v1/runs/batch": "runs.submitMany",
     "GET /api/v1/storage/runs": "admin.runs",
     "GET /api/v1/storage/overview": "admin.overview",
     "GET /api/v1/storage/dead-letters": "admin.deadLetters",

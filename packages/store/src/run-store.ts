@@ -27,6 +27,9 @@ import type {
   TerminalStatus,
 } from "@oah/core";
 
+/** What a submission of a batch did: its run (`created` false: its key made it earlier), or its key's conflict. */
+export type SubmissionOutcome = { run: Run; created: boolean; queueEntry: QueueEntry } | { conflict: Run };
+
 export interface NewRun {
   id: string;
   sessionId: string;
@@ -274,7 +277,15 @@ export interface RunStore {
   readonly dialect: "postgres" | "sqlite" | "memory";
 
   /** The new run and its queue entry; for a repeated idempotency key, the existing run (`created` false). */
+  /** One submission: its run, made now or earlier by its idempotency key (the caller tells a repeat from a conflict). */
   createRun(run: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }>;
+  /**
+   * A batch of submissions in one transaction, numbered in their sessions in the order given:
+   * each one's run (made now, or made earlier for the same body by its key), or its key's
+   * conflict; `atomic`, a conflict writes nothing and refuses the batch (`idempotency_key_conflict`,
+   * naming each conflicting index).
+   */
+  createRuns(runs: readonly NewRun[], options: { atomic: boolean }): Promise<SubmissionOutcome[]>;
   getRun(runId: string): Promise<Run | null>;
   listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;

@@ -78,6 +78,82 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     );
   });
 
+  it("numbers a batch's runs in each session in the order given, after the runs already there", async () => {
+    const before = (await store.createRun(newRun("s-batch-1"))).run;
+    const batch = [
+      newRun("s-batch-1"),
+      newRun("s-batch-2"),
+      newRun("s-batch-1"),
+      newRun("s-batch-2"),
+      newRun("s-batch-1"),
+    ];
+    const outcomes = await store.createRuns(batch, { atomic: true });
+    const made = outcomes.map((o) => ("run" in o ? [o.run.id, o.run.sessionId, o.run.seq, o.created] : o));
+    expect(made).toEqual([
+      [batch[0]!.id, "s-batch-1", 2, true],
+      [batch[1]!.id, "s-batch-2", 1, true],
+      [batch[2]!.id, "s-batch-1", 3, true],
+      [batch[3]!.id, "s-batch-2", 2, true],
+      [batch[4]!.id, "s-batch-1", 4, true],
+    ]);
+    expect((await store.listSessionRuns("s-batch-1", { limit: 10 })).map((r) => r.id)).toEqual([
+      before.id,
+      batch[0]!.id,
+      batch[2]!.id,
+      batch[4]!.id,
+    ]);
+    const events = await store.listRunEvents(batch[2]!.id, { limit: 10 });
+    expect(events.map((e) => [e.type, e.data])).toEqual([["run.queued", { seq: 3, priority: "normal" }]]);
+    // Batches at once: every run once, each session without gaps.
+    const concurrent = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        store.createRuns(
+          Array.from({ length: 9 }, (_, i) => newRun(`s-batch-c${i % 3}`)),
+          { atomic: true },
+        ),
+      ),
+    );
+    expect(concurrent.flat()).toHaveLength(54);
+    for (const session of ["s-batch-c0", "s-batch-c1", "s-batch-c2"]) {
+      const seqs = (await store.listSessionRuns(session, { limit: 100 })).map((r) => r.seq);
+      expect(seqs).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+    }
+  });
+
+  it("answers a batch's repeated idempotency keys with the run they made, and refuses an atomic batch whole", async () => {
+    const keyed = (key: string, value = 1) =>
+      newRun("s-batch-keys", { idempotencyKey: key, input: { steps: [{ type: "output", value }] } });
+    const first = await store.createRuns([keyed("k1"), keyed("k1"), keyed("k2")], { atomic: true });
+    const [a, again, b] = first as { run: { id: string; seq: number }; created: boolean }[];
+    expect([a!.created, again!.created, b!.created]).toEqual([true, false, true]);
+    expect(again!.run.id).toBe(a!.run.id);
+    expect([a!.run.seq, b!.run.seq]).toEqual([1, 2]);
+    // A later batch repeats k1 with its body: the same run, and no position used.
+    const later = await store.createRuns([keyed("k1"), keyed("k3")], { atomic: false });
+    expect(later.map((o) => ("run" in o ? [o.run.id === a!.run.id, o.created, o.run.seq] : o))).toEqual([
+      [true, false, 1],
+      [false, true, 3],
+    ]);
+    // Another body under k2: a conflict, item by item when partial...
+    const partial = await store.createRuns([keyed("k4"), keyed("k2", 2)], { atomic: false });
+    expect(partial[1]).toEqual({ conflict: expect.objectContaining({ id: b!.run.id }) });
+    expect(partial[0]).toMatchObject({ created: true, run: { seq: 4 } });
+    // ...and the whole batch refused, nothing written, when atomic.
+    const other = newRun("s-batch-untouched");
+    await expect(
+      store.createRuns([other, keyed("k5"), keyed("k2", 2)], { atomic: true }),
+    ).rejects.toMatchObject({
+      code: "idempotency_key_conflict",
+      message: expect.stringContaining("runs[2]"),
+    });
+    expect(await store.getRun(other.id)).toBeNull();
+    expect(await store.listSessionRuns("s-batch-untouched", { limit: 10 })).toEqual([]);
+    const kept = await store.listSessionRuns("s-batch-keys", { limit: 10 });
+    expect(kept.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    // The next run takes the next position: the refused batch used none.
+    expect((await store.createRun(newRun("s-batch-keys"))).run.seq).toBe(5);
+  });
+
   it("starts only the first unfinished run of a session, once", async () => {
     const first = (await store.createRun(newRun("s-guard"))).run;
     const second = (await store.createRun(newRun("s-guard"))).run;
@@ -573,6 +649,12 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       limit: 10,
     });
     expect(listed.map((r) => r.id).sort()).toEqual(exhausted.slice(1).sort());
+    // Requeued, the dead letters leave the later tests' overview alone.
+    await store.requeueRuns(
+      made.map((m) => m.id),
+      { by: "op", maxAttempts: 3, includeCancelled: false },
+    );
+    expect((await store.deadLetters()).groups).toEqual([]);
   });
 
   it("runs a bulk job: its runs fixed at its start, acted on chunk by chunk under a lease, each outcome kept", async () => {
