@@ -111,6 +111,9 @@ async function main(): Promise<void> {
         "Queue.addBulk, one Worker with concurrency = slots in the bench process; job.timestamp/processedOn/finishedOn",
       graphileNamedQueues:
         "addJobs with queueName = session id, run() with concurrency = slots in the bench process; the task records start and end",
+      pgBossStrictFifo:
+        "pg-boss 12, a key_strict_fifo queue with notify, singletonKey = session id; insert() in chunks of 1,000; work() with localConcurrency = slots, batches of 10, burstWhenBatchFull, in the bench process",
+      bullmqFsync: "as bullmq, on a private redis-server with appendonly yes and appendfsync always",
     },
   };
   const compared: ComparedRow[] = [];

@@ -12,8 +12,8 @@ const CUSTOM = "bench/results/custom.json";
 
 describe("the bench's plan from its options", () => {
   it.each([
-    ["nothing: the whole bench", {}, { reps: 3, workloads: "a,b,c,d,e,f,g,k,p,s", peers: 5, out: LATEST }],
-    ["--quick", { quick: true }, { reps: 1, workloads: "a,b", peers: 5, out: LATEST }],
+    ["nothing: the whole bench", {}, { reps: 3, workloads: "a,b,c,d,e,f,g,k,p,s", peers: 7, out: LATEST }],
+    ["--quick", { quick: true }, { reps: 1, workloads: "a,b", peers: 7, out: LATEST }],
     [
       "a selection",
       { workloads: "a,f", peers: "oahRedisPg,bullmq" },
@@ -22,12 +22,12 @@ describe("the bench's plan from its options", () => {
     [
       "--reps alone is a selection",
       { reps: "2" },
-      { reps: 2, workloads: "a,b,c,d,e,f,g,k,p,s", peers: 5, out: CUSTOM },
+      { reps: 2, workloads: "a,b,c,d,e,f,g,k,p,s", peers: 7, out: CUSTOM },
     ],
     [
       "--out wins",
       { workloads: "b", out: "/tmp/x.json" },
-      { reps: 3, workloads: "b", peers: 5, out: "/tmp/x.json" },
+      { reps: 3, workloads: "b", peers: 7, out: "/tmp/x.json" },
     ],
   ])("%s", (_, values, expected) => {
     const plan = benchPlan({ ...FULL, ...values });
@@ -47,7 +47,7 @@ describe("the bench's plan from its options", () => {
     [{ workloads: "," }, "--workloads names nothing"],
     [
       { peers: "sidekiq" },
-      '--peers: no "sidekiq" (one of oahRedisPg, bullmq, oahSplit, graphileNamedQueues, oahEmbedded)',
+      '--peers: no "sidekiq" (one of oahRedisPg, bullmq, oahSplit, pgBossStrictFifo, graphileNamedQueues, bullmqFsync, oahEmbedded)',
     ],
   ])("refuses %j", (values, message) => {
     expect(() => benchPlan({ ...FULL, ...values })).toThrow(new UsageError(message));

@@ -6,7 +6,10 @@
 // (job.timestamp, job.processedOn, job.finishedOn), collected from the worker's
 // `completed` events (and, for dispatch latency, the handler's first line on a
 // sub-millisecond clock). Completed jobs are kept in Redis (BullMQ's default), as oah
-// keeps its runs.
+// keeps its runs. `durable`: on a private Redis of its own with `appendonly yes` and
+// `appendfsync always`, the speed of a Redis queue that keeps its jobs through a crash.
+
+import { type PrivateRedis, startPrivateRedis } from "@oah/testing";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import { preciseNow, sleep } from "../log";
 import type { BenchRedisPrefix, Services } from "../services";
@@ -33,23 +36,35 @@ interface Data {
 }
 
 export class BullmqPeer extends InProcessPeer {
-  readonly id = "bullmq" as const;
-  readonly label = "BullMQ (no per-key order)";
+  readonly id: "bullmq" | "bullmqFsync";
+  readonly label: string;
   private prefix: BenchRedisPrefix | undefined;
+  /** The durable peer's own Redis, from setup to teardown. */
+  private durableRedis: PrivateRedis | undefined;
   private queue: Queue<Data> | undefined;
   private worker: Worker<Data> | undefined;
   private handlerStart = new Map<string, number>();
 
-  constructor(private readonly services: Services) {
+  constructor(
+    private readonly services: Services,
+    private readonly options: { durable?: boolean } = {},
+  ) {
     super("BullMQ");
+    this.id = options.durable ? "bullmqFsync" : "bullmq";
+    this.label = options.durable ? "BullMQ on Redis with appendfsync always" : "BullMQ (no per-key order)";
+  }
+
+  private get redisUrl(): string {
+    return this.durableRedis?.url ?? this.services.redisUrl;
   }
 
   async setup(): Promise<void> {
+    if (this.options.durable) this.durableRedis = await startPrivateRedis({ durable: true });
     this.prefix = await this.services.createRedisPrefix("bull");
     this.finished.clear();
     this.handlerStart.clear();
     this.queue = new Queue<Data>(QUEUE, {
-      connection: connectionOf(this.services.redisUrl),
+      connection: connectionOf(this.redisUrl),
       prefix: this.prefix.prefix,
     });
     await this.queue.waitUntilReady();
@@ -75,7 +90,7 @@ export class BullmqPeer extends InProcessPeer {
         this.handlerStart.set(job.id!, preciseNow());
         if (job.data.sleepMs > 0) await sleep(job.data.sleepMs);
       },
-      { connection: connectionOf(this.services.redisUrl), prefix: this.prefix!.prefix, concurrency: slots },
+      { connection: connectionOf(this.redisUrl), prefix: this.prefix!.prefix, concurrency: slots },
     );
     this.worker.on("completed", (job) => {
       const t = {
@@ -101,5 +116,7 @@ export class BullmqPeer extends InProcessPeer {
     this.queue = undefined;
     await this.prefix?.clear();
     this.prefix = undefined;
+    await this.durableRedis?.stop();
+    this.durableRedis = undefined;
   }
 }

@@ -5,6 +5,7 @@ import { OahEmbeddedSqlite } from "./oah-embedded-sqlite";
 import { OahRedisPgEmbedded } from "./oah-redis-pg-embedded";
 import { OahSnapshots } from "./oah-snapshots";
 import { OahSplit } from "./oah-split";
+import { PgBossPeer } from "./pg-boss";
 import type { Peer, PeerId } from "./types";
 
 export const PEER_LABELS: Record<PeerId, string> = {
@@ -12,6 +13,8 @@ export const PEER_LABELS: Record<PeerId, string> = {
   oahSplit: "oah split (api-only + sandboxes)",
   oahEmbedded: "oah embedded (SQLite)",
   bullmq: "BullMQ",
+  bullmqFsync: "BullMQ on an fsync'd Redis",
+  pgBossStrictFifo: "pg-boss, key_strict_fifo",
   graphileNamedQueues: "graphile-worker, named queues",
 };
 
@@ -25,6 +28,10 @@ export function createPeer(id: PeerId, services: Services, snapshots: OahSnapsho
       return new OahEmbeddedSqlite(snapshots);
     case "bullmq":
       return new BullmqPeer(services);
+    case "bullmqFsync":
+      return new BullmqPeer(services, { durable: true });
+    case "pgBossStrictFifo":
+      return new PgBossPeer(services);
     case "graphileNamedQueues":
       return new GraphilePeer(services);
   }

@@ -27,7 +27,15 @@ export interface JobTiming {
 }
 
 /** The systems in the order they alternate within a repetition. */
-export const PEER_IDS = ["oahRedisPg", "bullmq", "oahSplit", "graphileNamedQueues", "oahEmbedded"] as const;
+export const PEER_IDS = [
+  "oahRedisPg",
+  "bullmq",
+  "oahSplit",
+  "pgBossStrictFifo",
+  "graphileNamedQueues",
+  "bullmqFsync",
+  "oahEmbedded",
+] as const;
 export type PeerId = (typeof PEER_IDS)[number];
 
 /**

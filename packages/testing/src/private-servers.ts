@@ -30,17 +30,26 @@ export interface PrivateServerOptions {
   host?: string;
 }
 
+export interface PrivateRedisOptions extends PrivateServerOptions {
+  /** Every write in the append-only file, fsync'd before it is answered (`appendfsync always`). */
+  durable?: boolean;
+}
+
 /**
- * A Redis server of this test's own (no persistence): for faults that would hit
+ * A Redis server of this test's own (no persistence, unless `durable`): for faults that would hit
  * every other suite on the shared server, such as FLUSHALL.
  */
-export async function startPrivateRedis(options: PrivateServerOptions = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const host = options.host ?? "127.0.0.1";
   const port = await freePort();
+  const dir = options.durable ? mkdtempSync(join(tmpdir(), "oah-redis-")) : undefined;
+  const persistence = dir
+    ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir]
+    : ["--appendonly", "no"];
   // Without a password, protected mode refuses every client not on loopback: it listens on `host` alone anyway.
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", host, "--protected-mode", "no", "--save", "", "--appendonly", "no"],
+    ["--port", String(port), "--bind", host, "--protected-mode", "no", "--save", "", ...persistence],
     { stdio: "ignore" },
   );
   const url = `redis://${host}:${port}`;
@@ -70,6 +79,7 @@ export async function startPrivateRedis(options: PrivateServerOptions = {}): Pro
     stop: async () => {
       client.disconnect();
       child.kill("SIGKILL");
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
