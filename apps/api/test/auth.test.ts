@@ -30,8 +30,15 @@ describe("bearer-token auth", () => {
       ).toBe(401);
       expect((await fetch(`${api.url}/metrics`)).status).toBe(401);
     }
+    expect((await new ApiClient(api.url).get("/api/v1/openapi.json")).status).toBe(401);
     const authorised = new ApiClient(api.url, TOKEN);
     expect((await authorised.get<{ items: unknown[] }>("/api/v1/sessions/a/runs")).body.items).toEqual([]);
+    const openapi = await authorised.get<{ openapi: string; paths: Record<string, unknown> }>(
+      "/api/v1/openapi.json",
+    );
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.openapi).toBe("3.1.0");
+    expect(openapi.body.paths).toHaveProperty(["/api/v1/runs/batch"]);
   });
 
   it("accepts the token and still answers health probes without it", async () => {

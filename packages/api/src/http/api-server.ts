@@ -8,10 +8,11 @@ import { bearerAuthOf } from "./bearer-auth";
 import { readJsonBody } from "./body";
 import { answerClientError } from "./client-errors";
 import { serveEventStream, wantsEventStream } from "./event-stream";
+import { OPENAPI_PATH, openApiDocument } from "./openapi";
 import { authRefusal, type HttpMetrics, serveProbe } from "./probes";
 import { bodyIsNotJson, originRefusal } from "./request-guard";
 import { sendError, sendJson } from "./respond";
-import { matchRoute } from "./routes";
+import { HTTP_ROUTES, matchRoute } from "./routes";
 import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ApiServerOptions {
@@ -57,6 +58,8 @@ export function createApiServer(options: ApiServerOptions): Server {
     createContext: ({ req }) => contextOf(actors.get(req) ?? LOCAL_ACTOR),
   });
 
+  let openApi: ReturnType<typeof openApiDocument> | undefined;
+
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<RouteOutcome> {
     const path = url.pathname;
     const refused = (
@@ -89,6 +92,12 @@ export function createApiServer(options: ApiServerOptions): Server {
       }
       await trpc(req, res);
       return { route: "/trpc", status: res.statusCode, untimed: wantsEventStream(req.headers) };
+    }
+    if (req.method === "GET" && path === OPENAPI_PATH) {
+      // Made once, from the route table: it never changes while the process lives.
+      openApi ??= openApiDocument(HTTP_ROUTES);
+      sendJson(res, 200, openApi);
+      return { route: path, status: 200 };
     }
     const match = matchRoute(req.method ?? "GET", path);
     if (match.kind === "none") {
