@@ -336,6 +336,8 @@ export interface RunStore {
   activeByWorkspace(): Promise<WorkspaceActivity[]>;
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
+  /** The active runs executing under these session locks, by claim token (absent: none holds it). */
+  claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 

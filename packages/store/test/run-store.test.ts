@@ -207,6 +207,21 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     });
   });
 
+  it("names the run executing under a session lock's token, and none for another token or session", async () => {
+    const held = (await store.createRun(newRun("s-holder"))).run;
+    await store.createRun(newRun("s-holder"));
+    await store.startRun({ runId: held.id, token: "t-held" }, "host-h/w1");
+    const holders = await store.claimHolders([
+      { sessionId: "s-holder", token: "t-held" },
+      { sessionId: "s-holder", token: "t-other" },
+      { sessionId: "s-elsewhere", token: "t-held" },
+    ]);
+    expect([...holders.keys()]).toEqual(["t-held"]);
+    expect(holders.get("t-held")).toMatchObject({ id: held.id, workerId: "host-h/w1", status: "running" });
+    await store.finishRun({ runId: held.id, token: "t-held" }, { status: "completed" });
+    expect((await store.claimHolders([{ sessionId: "s-holder", token: "t-held" }])).size).toBe(0);
+  });
+
   it("recovers a stale run: fail closed, or requeue at the front of its session", async () => {
     const stale = (await store.createRun(newRun("s-rec"))).run;
     const behind = (await store.createRun(newRun("s-rec"))).run;

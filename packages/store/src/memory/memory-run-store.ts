@@ -659,6 +659,16 @@ export class MemoryRunStore implements RunStore {
     return [...byWorkspace.values()].sort((a, b) => compareText(a.workspaceId, b.workspaceId));
   }
 
+  async claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>> {
+    const holders = new Map<string, Run>();
+    for (const row of this.db.runs.values()) {
+      if (row.claim_token === null || !isActive(row.status as RunStatus)) continue;
+      if (locks.some((l) => l.sessionId === row.session_id && l.token === row.claim_token))
+        holders.set(row.claim_token, this.run(row));
+    }
+    return holders;
+  }
+
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     const { after } = query;
     const bySessionThenId = (a: RunRecord, b: RunRecord) =>
