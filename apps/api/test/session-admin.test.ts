@@ -8,7 +8,13 @@ import { type ApiUnderTest, type Backend, startApi } from "./support";
 describe.each(["sqlite", "redis"] as Backend[])("session inspector and jams on %s", (backend) => {
   let t: ApiUnderTest;
   beforeAll(async () => {
-    t = await startApi(backend, { OAH_WORKERS_MIN: "1", OAH_WORKERS_MAX: "1" });
+    t = await startApi(backend, {
+      OAH_WORKERS_MIN: "1",
+      OAH_WORKERS_MAX: "1",
+      // Runs count as waiting long, and active ones as stale, after 1.5 s.
+      OAH_RUN_HEARTBEAT_INTERVAL_MS: "300",
+      OAH_STALE_RUN_AFTER_MS: "1500",
+    });
   });
   afterAll(() => t?.dispose());
 
@@ -102,6 +108,12 @@ describe.each(["sqlite", "redis"] as Backend[])("session inspector and jams on %
   });
 
   it("lists no jams in a clean queue, counts them in the overview and /metrics, and repairs nothing", async () => {
+    // A run waiting behind a parked one waits for it, long as that takes: no lost wake.
+    const parked = (await t.oah.submit("parked", { input: { steps: [{ type: "wait_tool", name: "go" }] } }))
+      .run;
+    const behind = (await t.oah.submit("parked", { input: { steps: [] } })).run;
+    await t.oah.wait(parked.id, { until: ["waiting_tool"] });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     const { body } = await t.client.get<JamReport>("/api/v1/health/jams");
     expect(body.classes).toEqual(JAM_KINDS.map((kind) => ({ kind, count: 0, sessions: [] })));
     const overview = await t.client.get<{ jams: object }>("/api/v1/storage/overview");
@@ -111,6 +123,8 @@ describe.each(["sqlite", "redis"] as Backend[])("session inspector and jams on %
       return text.includes("oah_jammed_sessions{") && text;
     });
     for (const kind of JAM_KINDS) expect(metrics).toContain(`oah_jammed_sessions{kind="${kind}"} 0`);
+    await t.oah.submitToolResult(parked.id, "go", 1);
+    expect((await t.oah.wait(behind.id)).status).toBe("completed");
     for (const kind of JAM_KINDS) {
       const repair = await t.client.post<JamRepair>(`/api/v1/health/jams/${kind}/repair`, {});
       expect(repair).toEqual({

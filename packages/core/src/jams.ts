@@ -24,6 +24,8 @@ export interface SessionJamFacts {
   lostRuns: number;
   /** Active runs whose heartbeat is past stale. */
   staleRuns: number;
+  /** Its first queued run is held back by an earlier unfinished one (parked, or executing): it waits for that run. */
+  headBlocked: boolean;
 }
 
 /**
@@ -42,8 +44,14 @@ export function jamsOf(facts: SessionJamFacts, heartbeatIntervalMs: number): Jam
     found.push("orphan_lock");
   if (facts.ready && facts.queuedRuns === 0 && !lock) found.push("stale_ready");
   if (facts.lostRuns > 0) found.push("lost_run");
-  // Runs it holds and nobody could claim: nothing would ever wake a worker for them.
-  if (!lock && !facts.ready && facts.queuedRuns > 0 && facts.awaitingRuns > facts.lostRuns)
+  // Runs it holds and nobody could claim, nor waits for an earlier run: nothing would ever wake a worker for them.
+  if (
+    !lock &&
+    !facts.ready &&
+    !facts.headBlocked &&
+    facts.queuedRuns > 0 &&
+    facts.awaitingRuns > facts.lostRuns
+  )
     found.push("lost_wake");
   if (facts.staleRuns > 0) found.push("stale_active");
   return found;

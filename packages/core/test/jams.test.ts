@@ -9,6 +9,7 @@ const calm: SessionJamFacts = {
   awaitingRuns: 0,
   lostRuns: 0,
   staleRuns: 0,
+  headBlocked: false,
 };
 const lock = (silentMs: number, holderLive = false) => ({ lock: { silentMs, holderLive } });
 
@@ -23,6 +24,11 @@ const TABLE: [string, Partial<SessionJamFacts>, JamKind[]][] = [
   ["ready with no runs and no lock", { ready: true }, ["stale_ready"]],
   ["a run the queue lost", { awaitingRuns: 1, lostRuns: 1 }, ["lost_run"]],
   ["held runs, neither ready nor locked", { queuedRuns: 2, awaitingRuns: 2 }, ["lost_wake"]],
+  [
+    "held runs behind an earlier unfinished run (parked)",
+    { queuedRuns: 1, awaitingRuns: 1, headBlocked: true },
+    [],
+  ],
   ["held runs of a locked session", { ...lock(100), queuedRuns: 2, awaitingRuns: 2 }, []],
   ["held runs that have not waited long yet", { queuedRuns: 1 }, []],
   [

@@ -32,6 +32,7 @@ import { listRuns } from "./ops/list-runs";
 import { overview } from "./ops/overview";
 import { expireParkedRuns, parkRun, resumeRun } from "./ops/parked-runs";
 import {
+  behindUnfinished,
   claimHolders,
   getRun,
   listRunEvents,
@@ -233,6 +234,10 @@ export class SqlRunStore implements RunStore {
 
   claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>> {
     return claimHolders(this.ctx, locks);
+  }
+
+  behindUnfinished(runIds: readonly string[]): Promise<Set<string>> {
+    return behindUnfinished(this.ctx, runIds);
   }
 
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {

@@ -57,6 +57,9 @@ export async function scanJams(deps: JamScanDeps, only?: readonly string[]): Pro
     v.lock ? [{ sessionId: v.sessionId, token: v.lock.token }] : [],
   );
   const holders = await store.claimHolders(locks);
+  const blocked = await store.behindUnfinished(
+    [...views.values()].flatMap((v) => (v.entries[0] ? [v.entries[0].runId] : [])),
+  );
   const live = await liveExecutions(deps, [...holders.values()]);
   const [lostBy, heldBy, staleBy] = [lost, held, stale].map(countBySession) as [Counts, Counts, Counts];
   const sessions = Object.fromEntries(JAM_KINDS.map((k) => [k, [] as string[]])) as Record<JamKind, string[]>;
@@ -75,6 +78,7 @@ export async function scanJams(deps: JamScanDeps, only?: readonly string[]): Pro
         awaitingRuns: lostRuns + (heldBy.get(sessionId) ?? 0),
         lostRuns,
         staleRuns: staleBy.get(sessionId) ?? 0,
+        headBlocked: view.entries[0] !== undefined && blocked.has(view.entries[0].runId),
       },
       deps.heartbeatIntervalMs,
     );

@@ -669,6 +669,21 @@ export class MemoryRunStore implements RunStore {
     return holders;
   }
 
+  async behindUnfinished(runIds: readonly string[]): Promise<Set<string>> {
+    const rows = [...this.db.runs.values()];
+    return new Set(
+      runIds.filter((id) => {
+        const later = this.db.runs.get(id);
+        return (
+          later !== undefined &&
+          rows.some(
+            (r) => r.session_id === later.session_id && r.queue_seq < later.queue_seq && unfinished(r.status),
+          )
+        );
+      }),
+    );
+  }
+
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     const { after } = query;
     const bySessionThenId = (a: RunRecord, b: RunRecord) =>

@@ -2,7 +2,7 @@ import type { Run, RunEvent, RunStep } from "@oah/contract";
 import type { RunStatus } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeEvent, decodeRun, decodeStep, type EventRow, type RunRow, type StepRow } from "../rows";
-import { ACTIVE, runColumns } from "../sql-fragments";
+import { ACTIVE, runColumns, UNFINISHED } from "../sql-fragments";
 import type { OpContext } from "./context";
 
 interface Page {
@@ -82,4 +82,20 @@ export async function claimHolders(
       .filter((r) => wanted.has(`${r.session_id} ${r.claim_token}`))
       .map((r) => [r.claim_token!, decodeRun(r, db)]),
   );
+}
+
+/**
+ * Those of these runs that an earlier unfinished run of their session holds back (the store's
+ * start guard): their session waits for that run to end, not for a wake.
+ */
+export async function behindUnfinished({ db }: OpContext, runIds: readonly string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const ids = sql.join(
+    runIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await db.all<{ id: string }>(sql`SELECT later.id FROM runs AS later
+    WHERE later.id IN (${ids}) AND EXISTS (SELECT 1 FROM runs AS earlier WHERE earlier.session_id = later.session_id
+      AND earlier.queue_seq < later.queue_seq AND earlier.status IN (${UNFINISHED}))`);
+  return new Set(rows.map((r) => r.id));
 }
