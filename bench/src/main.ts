@@ -18,6 +18,7 @@ import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
 import { type AdminResult, adminBench } from "./workloads/admin";
+import { type BulkRound, bulkOnce } from "./workloads/bulk";
 import { type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
@@ -449,6 +450,33 @@ async function main(): Promise<void> {
       ratio,
       sandboxRssMbAlone: of((r) => r.sandboxRssMbAlone),
       sandboxRssMbBesideParked: of((r) => r.sandboxRssMbBesideParked),
+    };
+  }
+
+  // (k) the workers beside a bulk action
+  if (plan.workloads.has("k")) {
+    const shape = plan.bulk;
+    const rounds: BulkRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(k) ${shape.sessions}×${shape.runsPerSession} no-op runs while a bulk requeue works through ` +
+          `${shape.quarantined} dead letters, ${shape.slots} slots, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await bulkOnce((task) => withPeer("oahSplit", (peer) => task(peer as OahSplit)), shape));
+    }
+    const of = (pick: (r: BulkRound) => number) => summary(rounds.map(pick));
+    const ratio = of((r) => Math.round((r.runsPerSecondBesideJob / r.runsPerSecondAlone) * 100) / 100);
+    absolute.push({
+      figure: `workers' throughput while a bulk requeue of ${shape.quarantined} runs works / without it, ${shape.slots} slots (ratio)`,
+      value: ratio,
+    });
+    results.bulk = {
+      unit: "runs/s completed by one oah-sandbox while the measured runs drain (requeued ones included); split, Redis + PostgreSQL",
+      shape,
+      runsPerSecondAlone: of((r) => r.runsPerSecondAlone),
+      runsPerSecondBesideJob: of((r) => r.runsPerSecondBesideJob),
+      jobDoneDuringDrain: of((r) => r.jobDoneDuringDrain),
+      ratio,
     };
   }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
 
-export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "p", "s"] as const;
+export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "k", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -14,7 +14,8 @@ writes bench/results/latest.json.
   --quick               workloads a and b only, smaller, 1 repetition
   --workloads a,b,...   a throughput, b dispatch latency, c mixed, d admin at
                         1,000,000 runs, e memory, f the store alone and the queue alone,
-                        g what a command's sandbox costs, p 500×20 no-op runs beside
+                        g what a command's sandbox costs, k 500×20 no-op runs while a
+                        bulk requeue works through 20,000 dead letters (oah only), p 500×20 no-op runs beside
                         5,000 parked sessions on one sandbox (oah only), s 1,000 open
                         event streams and the time an event takes from a sandbox to
                         them (oah only)
@@ -63,5 +64,6 @@ export function benchPlan(values: BenchOptionValues) {
     commands: { samples: 200 },
     streams: { streams: quick ? 200 : 1_000, runsPerSession: 3, runsPerSecond: quick ? 50 : 200 },
     parked: { parked: 5_000, sessions: 500, runsPerSession: 20, slots: 8 },
+    bulk: { quarantined: 20_000, sessions: 500, runsPerSession: 20, slots: 8 },
   };
 }

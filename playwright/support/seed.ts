@@ -84,6 +84,15 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   const killerB = await submit("import-batch-b", [crashingStep(3), { type: "output", value: "survived" }], {
     workspaceId: "killer-b",
   });
+  // Two runs of one session and workspace (they share its crash counter, one after the other):
+  // six crashing executions quarantine both, and they succeed once requeued.
+  const deadLetters: Run[] = [];
+  for (let i = 0; i < 2; i++)
+    deadLetters.push(
+      await submit("nightly-import-7", [crashingStep(6), { type: "output", value: "imported" }], {
+        workspaceId: "nightly-import",
+      }),
+    );
   /** Kills the sandbox of each run that asks to crash, until `settled`. */
   const crashUntil = (
     what: string,
@@ -106,10 +115,11 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     [
       { run: killerA, workspaceId: "killer-a" },
       { run: killerB, workspaceId: "killer-b" },
+      ...deadLetters.map((run) => ({ run, workspaceId: "nightly-import" })),
     ],
     async () => {
-      const [a, b] = await Promise.all([c.get(killerA.id), c.get(killerB.id)]);
-      return a.recoveryState === "quarantined" && b.recoveryState === "quarantined";
+      const runs = await Promise.all([killerA, killerB, ...deadLetters].map((r) => c.get(r.id)));
+      return runs.every((r) => r.recoveryState === "quarantined");
     },
   );
   // One whose sandbox crashes once: recovery requeues it and it completes. After the killers,
@@ -201,6 +211,7 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   return {
     killerA: killerA.id,
     killerB: killerB.id,
+    deadLetters: deadLetters.map((r) => r.id),
     waiting: w.id,
     parked: parked.id,
     flaky: flaky.id,

@@ -10,6 +10,11 @@ export interface E2EState {
     /** Quarantined by real recovery (max_attempts_exhausted); succeed on their 4th execution. */
     killerA: string;
     killerB: string;
+    /**
+     * One dead-letter group of two runs (one session, workspace `nightly-import`), quarantined as
+     * the killers were; both succeed once requeued.
+     */
+    deadLetters: string[];
     /** Quarantined while waiting for a tool, held (OAH_WAIT_MODE=hold), when its sandbox was killed. */
     waiting: string;
     /** Parked waiting for its tool result (the default): in waiting_tool, held by no worker. */

@@ -1,72 +1,8 @@
-import type { BulkDryRun, BulkJob, BulkJobItemsPage } from "@oah/contract";
-import { waitFor } from "@oah/testing";
+import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
+import { loadQuarantinedRuns, waitFor } from "@oah/testing";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
-
-/**
- * `n` runs of workspace `ws` straight into the store, as recovery would have left them: quarantined
- * (`worker_recovery_failed`, `max_attempts_exhausted`, a dead letter), one per session; plus
- * failures recovery never touched and completed runs, which a requeue refuses.
- */
-async function loadRuns(
-  url: string,
-  ws: string,
-  quarantined: number,
-  plainFailed: number,
-  completed: number,
-) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const at = Date.now() - 60_000;
-    const metadata = JSON.stringify({
-      recoveryAttempts: 3,
-      recovery: {
-        state: "quarantined",
-        strategy: "requeue_running",
-        attempts: 3,
-        maxAttempts: 3,
-        lastOutcome: { from: "running", to: "failed" },
-        lastRecoveredBy: "test-host",
-        lastRecoveredAt: new Date(at).toISOString(),
-        reason: "max_attempts_exhausted",
-        manualRequeueCount: 0,
-        lastManualRequeueAt: null,
-        lastManualRequeueBy: null,
-        deadLetter: {
-          status: "quarantined",
-          reason: "max_attempts_exhausted",
-          at: new Date(at).toISOString(),
-        },
-      },
-    });
-    const total = quarantined + plainFailed + completed;
-    await db.query(
-      `INSERT INTO sessions (id, last_seq, created_at, updated_at)
-       SELECT $1 || '-' || i, 1, $2::bigint, $2::bigint FROM generate_series(1, $3::int) AS i`,
-      [ws, at, total],
-    );
-    await db.query(
-      `INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, priority, executor, input, status, error_code,
-        error_message, created_at, enqueued_at, started_at, ended_at, timeout_ms, worker_id, attempt, recovery_state,
-        recovery_reason, recovered_at, metadata, updated_at)
-       SELECT 'run_' || upper(lpad(to_hex($2::bigint * 100000 + i), 26, '0')), $1 || '-' || i, 1, 1, $1,
-         'normal', 'script', '{"steps":[]}'::jsonb,
-         CASE WHEN i <= $3::int + $4::int THEN 'failed' ELSE 'completed' END,
-         CASE WHEN i <= $3::int THEN 'worker_recovery_failed' WHEN i <= $3::int + $4::int THEN 'tool_failed' END,
-         CASE WHEN i <= $3::int + $4::int THEN 'failed in the test' END,
-         $2::bigint + i, $2::bigint + i, $2::bigint + i, $2::bigint + i + 1, 60000, 'test-host/w1', 3,
-         CASE WHEN i <= $3::int THEN 'quarantined' END, CASE WHEN i <= $3::int THEN 'max_attempts_exhausted' END,
-         CASE WHEN i <= $3::int THEN $2::bigint + i END,
-         CASE WHEN i <= $3::int THEN $6::jsonb ELSE '{}'::jsonb END, $2::bigint + i
-       FROM generate_series(1, $5::int) AS i`,
-      [ws, at, quarantined, plainFailed, total, metadata],
-    );
-  } finally {
-    await db.end();
-  }
-}
 
 /** A pool that never starts a worker. */
 const NO_WORKERS = {
@@ -103,8 +39,33 @@ describe("bulk actions by filter", () => {
     });
     const api = t;
     const url = api.env.OAH_DATABASE_URL!;
-    await loadRuns(url, "bulk-ws", 20_000, 300, 200);
+    await loadQuarantinedRuns(url, "bulk-ws", { quarantined: 20_000, plainFailed: 300, completed: 200 });
     const filter = { workspaceId: "bulk-ws", status: ["failed", "completed"] };
+
+    // The quarantined runs are one dead-letter group; the failures recovery never touched are none.
+    const letters = await call<DeadLetters>(api, "GET", "/api/v1/storage/dead-letters?workspaceId=bulk-ws");
+    expect(letters.body.groups).toEqual([
+      {
+        reason: "max_attempts_exhausted",
+        errorCode: "worker_recovery_failed",
+        workspaceId: "bulk-ws",
+        count: 20_000,
+        oldestAt: expect.any(String),
+        newestAt: expect.any(String),
+        lastExecutions: [3, 2, 1].map(() => ({
+          runId: expect.stringMatching(/^run_/),
+          workerId: "test-host/w1",
+          errorMessage: "failed in the test",
+          at: expect.any(String),
+        })),
+      },
+    ]);
+    const [newest, , third] = letters.body.groups[0]!.lastExecutions;
+    expect(newest!.at).toBe(letters.body.groups[0]!.newestAt);
+    expect(newest!.at > third!.at).toBe(true);
+    expect((await call(api, "GET", "/api/v1/storage/dead-letters?workspaceId=.bad")).body).toMatchObject({
+      error: { code: "invalid_request" },
+    });
 
     const dry = await call<BulkDryRun>(api, "POST", "/api/v1/bulk-actions", {
       action: "requeue",
@@ -193,6 +154,11 @@ describe("bulk actions by filter", () => {
     );
     expect(next.body.items.map((i) => i.position)).toEqual([3, 4]);
     expect((await call<{ items: BulkJob[] }>(api, "GET", "/api/v1/bulk-actions")).body.items[0]!.id).toBe(id);
+    expect(
+      (await call<DeadLetters>(api, "GET", "/api/v1/storage/dead-letters?workspaceId=bulk-ws")).body,
+    ).toEqual({
+      groups: [],
+    });
   }, 300_000);
 
   it("cancels by filter, stops where it is when aborted, and refuses what it does not understand", async () => {

@@ -16,6 +16,7 @@ const SUBMITTERS: Role[] = ["submitter", "admin"];
 /** Who may call each procedure (docs/spec.md §13), written out: a procedure missing here fails the test. */
 const MAY_CALL: Record<string, readonly Role[]> = {
   "runs.submit": SUBMITTERS,
+  "runs.submitMany": SUBMITTERS,
   "runs.get": READERS,
   "runs.listBySession": READERS,
   "runs.events": READERS,
@@ -27,6 +28,7 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "sessions.onEvents": READERS,
   "admin.runs": VIEWERS,
   "admin.overview": VIEWERS,
+  "admin.deadLetters": VIEWERS,
   "admin.requeue": OPERATORS,
   "admin.requeueMany": OPERATORS,
   "admin.audit": VIEWERS,
@@ -62,6 +64,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
   let runId: string;
   const inputs = (): Record<string, unknown> => ({
     "runs.submit": { sessionId: "roles-new", input: { steps: [] } },
+    "runs.submitMany": { runs: [{ sessionId: "roles-new", input: { steps: [] } }] },
     "runs.get": { runId },
     "runs.listBySession": { sessionId: "roles" },
     "runs.events": { runId },
@@ -75,6 +78,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "admin.requeue": { runId },
     "admin.requeueMany": { runIds: [runId] },
     "admin.audit": {},
+    "admin.deadLetters": {},
     // A dry run of a filter that matches nothing: an allowed call changes nothing either.
     "admin.bulkAction": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
     "admin.bulkActions": {},
@@ -232,8 +236,10 @@ function procedureOf(method: string, path: string): string {
     "POST /api/v1/runs/:runId/tool-results": "runs.submitToolResult",
     "POST /api/v1/runs/:runId/requeue": "admin.requeue",
     "POST /api/v1/runs/requeue": "admin.requeueMany",
+    "POST /api/v1/runs/batch": "runs.submitMany",
     "GET /api/v1/storage/runs": "admin.runs",
     "GET /api/v1/storage/overview": "admin.overview",
+    "GET /api/v1/storage/dead-letters": "admin.deadLetters",
     "GET /api/v1/pool": "admin.pool",
     "GET /api/v1/audit": "admin.audit",
     "POST /api/v1/bulk-actions": "admin.bulkAction",

@@ -18,6 +18,19 @@ export class OahSplit extends OahRedisPgPeer {
     await this.startApi({}, ["--api-only"]);
   }
 
+  /** The store's PostgreSQL URL, once the store exists. */
+  databaseUrl(): string {
+    const url = this.env.OAH_DATABASE_URL;
+    if (!url) throw new Error(`${this.label}: no store yet`);
+    return url;
+  }
+
+  /** The API's base URL, once it runs. */
+  apiUrl(): string {
+    if (!this.api) throw new Error(`${this.label}: no API is running`);
+    return this.api.url;
+  }
+
   /** The oah-sandbox processes started so far (every process but the API). */
   sandboxes(): OahProcess[] {
     return this.processes.filter((p) => p !== this.api);

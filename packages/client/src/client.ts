@@ -8,6 +8,7 @@ import type {
   RunEvent,
   RunStep,
   StreamedEvent,
+  SubmitManyResult,
   SubmitRunRequest,
   SubmitRunResult,
   ToolResultAccepted,
@@ -65,6 +66,15 @@ export interface WaitOptions {
 export interface OahClient {
   /** Submits a run to a session: 202 `{run, created: true}`, or the earlier run of the same idempotency key. */
   submit(sessionId: string, request: SubmitRunRequest): Promise<SubmitRunResult>;
+  /**
+   * Submits up to 1,000 runs across sessions in one call, each with its `sessionId`: numbered in
+   * each session in the order given; the whole batch or nothing, unless `partial` (then each item
+   * is its run or its error).
+   */
+  submitMany(
+    runs: readonly (SubmitRunRequest & { sessionId: string })[],
+    options?: { partial?: boolean },
+  ): Promise<SubmitManyResult>;
   get(runId: string): Promise<Run>;
   /** A session's runs in submission order; the cursor is a run's `seq`. */
   listRuns(sessionId: string, page?: PageOptions): Promise<Page<Run>>;
@@ -163,6 +173,8 @@ export function createClient(options: ClientOptions): OahClient {
   return {
     submit: (sessionId, body) =>
       request<SubmitRunResult>("POST", `/api/v1/sessions/${seg(sessionId)}/runs`, { body }),
+    submitMany: (runs, options = {}) =>
+      request<SubmitManyResult>("POST", "/api/v1/runs/batch", { body: { runs, ...options } }),
     get: (runId) => get(runId),
     listRuns: (sessionId, page = {}) =>
       request<Page<Run>>("GET", `/api/v1/sessions/${seg(sessionId)}/runs`, {

@@ -14,6 +14,13 @@ describe("the requests each call makes", () => {
       "/api/v1/sessions/team%3Aa.b/runs",
       { input: { steps: [] }, idempotencyKey: "k" },
     ],
+    [
+      "submitMany",
+      (c) => c.submitMany([{ sessionId: "s", input: { steps: [] } }], { partial: true }),
+      "POST",
+      "/api/v1/runs/batch",
+      { runs: [{ sessionId: "s", input: { steps: [] } }], partial: true },
+    ],
     ["get", (c) => c.get(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}`, undefined],
     ["listRuns", (c) => c.listRuns("s"), "GET", "/api/v1/sessions/s/runs", undefined],
     [

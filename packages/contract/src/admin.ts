@@ -1,4 +1,4 @@
-import { RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES, type RunStatus } from "@oah/core";
+import { RECOVERY_REASONS, RECOVERY_STATES, RUN_ERROR_CODES, RUN_STATUSES, type RunStatus } from "@oah/core";
 import { z } from "zod";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { jsonValue, wholeNumber } from "./json";
@@ -21,6 +21,8 @@ export const listStorageRunsInput = z.strictObject({
   status: listOf(z.enum(RUN_STATUSES)).optional(),
   errorCode: listOf(z.enum(RUN_ERROR_CODES)).optional(),
   recoveryState: listOf(z.enum(RECOVERY_STATES)).optional(),
+  /** The reason of the last recovery decision: with `quarantined`, a dead-letter group's runs. */
+  recoveryReason: listOf(z.enum(RECOVERY_REASONS)).optional(),
   sessionId: sessionIdSchema.optional(),
   workspaceId: workspaceIdSchema.optional(),
   runId: runIdSchema.optional(),

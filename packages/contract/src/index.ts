@@ -2,6 +2,7 @@ export * from "./admin";
 export * from "./agent";
 export * from "./audit";
 export * from "./bulk";
+export * from "./dead-letters";
 export * from "./ids";
 export * from "./inputs";
 export * from "./json";

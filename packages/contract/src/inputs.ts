@@ -45,6 +45,23 @@ export const submitRunInput = z.preprocess(
 );
 export type SubmitRunInput = z.infer<typeof submitRunInput>;
 
+/** Most runs a batch submission takes. */
+export const SUBMIT_BATCH_MAX = 1_000;
+
+/**
+ * Runs submitted together, across sessions (`POST /api/v1/runs/batch`, `runs.submitMany`):
+ * each is a submission with its `sessionId`, and all are validated before anything is written
+ * (a malformed item refuses the whole batch, each problem naming its index, `runs.<i>…`). A
+ * session's runs are numbered in the order they come. Without `partial`, the batch is written
+ * whole or not at all; with `partial: true`, what the store refuses (an idempotency key reused
+ * with another body; a command run where commands are off) is answered item by item.
+ */
+export const submitManyInput = z.strictObject({
+  runs: z.array(submitRunInput).min(1).max(SUBMIT_BATCH_MAX),
+  partial: z.boolean().default(false),
+});
+export type SubmitManyInput = z.infer<typeof submitManyInput>;
+
 /**
  * A submission as a client writes it, the body of `POST /api/v1/sessions/{sessionId}/runs`:
  * the session is in the path, and whatever has a default may be left out (`executor` too,

@@ -86,6 +86,13 @@ export interface SubmitRunResult {
   created: boolean;
 }
 
+/** One item of a batch submission, in the order given: its run, or (with `partial`) why not. */
+export type SubmitManyItem = SubmitRunResult | { error: { code: string; message: string } };
+
+export interface SubmitManyResult {
+  items: SubmitManyItem[];
+}
+
 export interface CancelResult {
   runId: string;
   status: RunStatus;

@@ -25,3 +25,9 @@ export function cancelOutcome(status: RunStatus, parked: boolean): CancelOutcome
   if (status === "running" || status === "waiting_tool") return "cancel_requested";
   return "run_already_ended";
 }
+
+/** The outcomes in which a bulk action acted on the run; the others are refusals or nothing to do. */
+export const ACTING_OUTCOMES: Record<BulkAction, readonly string[]> = {
+  requeue: [REQUEUED],
+  cancel: ["cancelled", "cancel_requested"],
+};

@@ -3,6 +3,7 @@ import type {
   AuditOutcome,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   ExecutorName,
   Run,
   RunEvent,
@@ -25,6 +26,9 @@ import type {
   StepKind,
   TerminalStatus,
 } from "@oah/core";
+
+/** What a submission of a batch did: its run (`created` false: its key made it earlier), or its key's conflict. */
+export type SubmissionOutcome = { run: Run; created: boolean; queueEntry: QueueEntry } | { conflict: Run };
 
 export interface NewRun {
   id: string;
@@ -273,7 +277,15 @@ export interface RunStore {
   readonly dialect: "postgres" | "sqlite" | "memory";
 
   /** The new run and its queue entry; for a repeated idempotency key, the existing run (`created` false). */
+  /** One submission: its run, made now or earlier by its idempotency key (the caller tells a repeat from a conflict). */
   createRun(run: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }>;
+  /**
+   * A batch of submissions in one transaction, numbered in their sessions in the order given:
+   * each one's run (made now, or made earlier for the same body by its key), or its key's
+   * conflict; `atomic`, a conflict writes nothing and refuses the batch (`idempotency_key_conflict`,
+   * naming each conflicting index).
+   */
+  createRuns(runs: readonly NewRun[], options: { atomic: boolean }): Promise<SubmissionOutcome[]>;
   getRun(runId: string): Promise<Run | null>;
   listSessionRuns(sessionId: string, page: { after?: number; limit: number }): Promise<Run[]>;
   listRunEvents(runId: string, page: { after?: number; limit: number }): Promise<RunEvent[]>;
@@ -344,6 +356,9 @@ export interface RunStore {
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 
   recordAudit(entry: NewAuditEntry): Promise<void>;
+  /** The quarantined runs by reason × error code × workspace, largest groups first. */
+  deadLetters(workspaceId?: string): Promise<DeadLetters>;
+
   /** The audit log, newest first. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Deletes up to `limit` audit entries older than `before` (epoch ms); how many it deleted. */

@@ -2,6 +2,7 @@ import type {
   AuditEntry,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   Run,
   RunEvent,
   RunStep,
@@ -24,7 +25,8 @@ import {
 } from "./ops/bulk-jobs";
 import { requestCancel } from "./ops/cancel";
 import { type OpContext, opContext } from "./ops/context";
-import { type CreatedRun, createRun } from "./ops/create-run";
+import { type CreatedRun, createdRuns, createRun, createRuns, insertRunsStatement } from "./ops/create-runs";
+import { deadLetters } from "./ops/dead-letters";
 import { appendEvent, finishStep, startStep, updateStepOutput } from "./ops/events-and-steps";
 import { findStaleRuns } from "./ops/find-stale-runs";
 import { heartbeat } from "./ops/heartbeat";
@@ -72,6 +74,7 @@ import type {
   StepEnd,
   StepStart,
   StorageRunQuery,
+  SubmissionOutcome,
   ToolResultDelivery,
   ToolResultTake,
   WorkspaceActivity,
@@ -94,6 +97,10 @@ type Page = { after?: number; limit: number };
 export class SqlRunStore implements RunStore {
   private readonly ctx: OpContext;
   /** Starts and ends of runs: calls made while a write is in flight go into the next one. */
+  /** Single submissions that arrive together (without idempotency keys) share one statement and commit. */
+  private readonly submissions = new GroupCommit(async (batch: NewRun[]) =>
+    createdRuns(await insertRunsStatement(this.ctx, batch), this.ctx.db),
+  );
   private readonly transitions = new GroupCommit((batch: Transition[]) => writeTransitions(this.ctx, batch));
   /** Reads of event streams: those asked while reads are in flight go together in the next (up to 4 at once). */
   private readonly streamReads = new GroupCommit(
@@ -111,7 +118,13 @@ export class SqlRunStore implements RunStore {
   }
 
   createRun(input: NewRun): Promise<CreatedRun> {
+    if (this.ctx.db.dialect === "postgres" && input.idempotencyKey === null)
+      return this.submissions.submit(input);
     return createRun(this.ctx, input);
+  }
+
+  createRuns(inputs: readonly NewRun[], options: { atomic: boolean }): Promise<SubmissionOutcome[]> {
+    return createRuns(this.ctx, inputs, options);
   }
 
   getRun(runId: string): Promise<Run | null> {
@@ -246,6 +259,10 @@ export class SqlRunStore implements RunStore {
 
   recordAudit(entry: NewAuditEntry): Promise<void> {
     return recordAudit(this.ctx, entry);
+  }
+
+  deadLetters(workspaceId?: string): Promise<DeadLetters> {
+    return deadLetters(this.ctx, workspaceId);
   }
 
   listAudit(query: AuditQuery): Promise<AuditEntry[]> {

@@ -16,6 +16,7 @@ export const STORAGE_FILTER_COLUMNS = {
   status: { column: "status", match: "anyOf" },
   errorCode: { column: "error_code", match: "anyOf" },
   recoveryState: { column: "recovery_state", match: "anyOf" },
+  recoveryReason: { column: "recovery_reason", match: "anyOf" },
   sessionId: { column: "session_id", match: "equals" },
   workspaceId: { column: "workspace_id", match: "equals" },
   runId: { column: "id", match: "equals" },

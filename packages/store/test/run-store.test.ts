@@ -1,3 +1,4 @@
+import type { RecoveryReason } from "@oah/core";
 import { openRunStore, type RunStore } from "@oah/store";
 import {
   createStoreEnv,
@@ -10,10 +11,16 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** Recovery giving up on a stale run after its last attempt (max_attempts_exhausted). */
-function quarantine(store: RunStore, runId: string, at: number, lastSeenBefore = at + 1) {
+function quarantine(
+  store: RunStore,
+  runId: string,
+  at: number,
+  lastSeenBefore = at + 1,
+  reason: RecoveryReason = "max_attempts_exhausted",
+) {
   return store.recoverRun({
     runId,
-    decide: () => ({ action: "fail", state: "quarantined", reason: "max_attempts_exhausted" }),
+    decide: () => ({ action: "fail", state: "quarantined", reason }),
     context: {
       policy: { strategy: "requeue_running", maxAttempts: 3 },
       by: "h",
@@ -69,6 +76,82 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     expect(results.map((r) => r.run.seq).sort((x, y) => x - y)).toEqual(
       Array.from({ length: 30 }, (_, i) => i + 1),
     );
+  });
+
+  it("numbers a batch's runs in each session in the order given, after the runs already there", async () => {
+    const before = (await store.createRun(newRun("s-batch-1"))).run;
+    const batch = [
+      newRun("s-batch-1"),
+      newRun("s-batch-2"),
+      newRun("s-batch-1"),
+      newRun("s-batch-2"),
+      newRun("s-batch-1"),
+    ];
+    const outcomes = await store.createRuns(batch, { atomic: true });
+    const made = outcomes.map((o) => ("run" in o ? [o.run.id, o.run.sessionId, o.run.seq, o.created] : o));
+    expect(made).toEqual([
+      [batch[0]!.id, "s-batch-1", 2, true],
+      [batch[1]!.id, "s-batch-2", 1, true],
+      [batch[2]!.id, "s-batch-1", 3, true],
+      [batch[3]!.id, "s-batch-2", 2, true],
+      [batch[4]!.id, "s-batch-1", 4, true],
+    ]);
+    expect((await store.listSessionRuns("s-batch-1", { limit: 10 })).map((r) => r.id)).toEqual([
+      before.id,
+      batch[0]!.id,
+      batch[2]!.id,
+      batch[4]!.id,
+    ]);
+    const events = await store.listRunEvents(batch[2]!.id, { limit: 10 });
+    expect(events.map((e) => [e.type, e.data])).toEqual([["run.queued", { seq: 3, priority: "normal" }]]);
+    // Batches at once: every run once, each session without gaps.
+    const concurrent = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        store.createRuns(
+          Array.from({ length: 9 }, (_, i) => newRun(`s-batch-c${i % 3}`)),
+          { atomic: true },
+        ),
+      ),
+    );
+    expect(concurrent.flat()).toHaveLength(54);
+    for (const session of ["s-batch-c0", "s-batch-c1", "s-batch-c2"]) {
+      const seqs = (await store.listSessionRuns(session, { limit: 100 })).map((r) => r.seq);
+      expect(seqs).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+    }
+  });
+
+  it("answers a batch's repeated idempotency keys with the run they made, and refuses an atomic batch whole", async () => {
+    const keyed = (key: string, value = 1) =>
+      newRun("s-batch-keys", { idempotencyKey: key, input: { steps: [{ type: "output", value }] } });
+    const first = await store.createRuns([keyed("k1"), keyed("k1"), keyed("k2")], { atomic: true });
+    const [a, again, b] = first as { run: { id: string; seq: number }; created: boolean }[];
+    expect([a!.created, again!.created, b!.created]).toEqual([true, false, true]);
+    expect(again!.run.id).toBe(a!.run.id);
+    expect([a!.run.seq, b!.run.seq]).toEqual([1, 2]);
+    // A later batch repeats k1 with its body: the same run, and no position used.
+    const later = await store.createRuns([keyed("k1"), keyed("k3")], { atomic: false });
+    expect(later.map((o) => ("run" in o ? [o.run.id === a!.run.id, o.created, o.run.seq] : o))).toEqual([
+      [true, false, 1],
+      [false, true, 3],
+    ]);
+    // Another body under k2: a conflict, item by item when partial...
+    const partial = await store.createRuns([keyed("k4"), keyed("k2", 2)], { atomic: false });
+    expect(partial[1]).toEqual({ conflict: expect.objectContaining({ id: b!.run.id }) });
+    expect(partial[0]).toMatchObject({ created: true, run: { seq: 4 } });
+    // ...and the whole batch refused, nothing written, when atomic.
+    const other = newRun("s-batch-untouched");
+    await expect(
+      store.createRuns([other, keyed("k5"), keyed("k2", 2)], { atomic: true }),
+    ).rejects.toMatchObject({
+      code: "idempotency_key_conflict",
+      message: expect.stringContaining("runs[2]"),
+    });
+    expect(await store.getRun(other.id)).toBeNull();
+    expect(await store.listSessionRuns("s-batch-untouched", { limit: 10 })).toEqual([]);
+    const kept = await store.listSessionRuns("s-batch-keys", { limit: 10 });
+    expect(kept.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    // The next run takes the next position: the refused batch used none.
+    expect((await store.createRun(newRun("s-batch-keys"))).run.seq).toBe(5);
   });
 
   it("starts only the first unfinished run of a session, once", async () => {
@@ -541,6 +624,63 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       "run.cancel",
       "host.cordon",
     ]);
+  });
+
+  it("groups the dead letters by reason, error code and workspace, with their times and last executions", async () => {
+    const ws = `dl-${kind}`;
+    const other = `dl-other-${kind}`;
+    const made: { id: string; at: number }[] = [];
+    const dead = async (session: string, workspaceId: string, reason?: RecoveryReason) => {
+      const run = (await store.createRun(newRun(session, { workspaceId }))).run;
+      await store.startRun({ runId: run.id, token: `t-${session}` }, `worker-${session}`);
+      clock += 10;
+      await quarantine(store, run.id, clock, clock + 1, reason);
+      made.push({ id: run.id, at: clock });
+      return run.id;
+    };
+    const exhausted: string[] = [];
+    for (let i = 0; i < 4; i++) exhausted.push(await dead(`s-dl-${kind}-${i}`, ws));
+    const unavailable = await dead(`s-dl-${kind}-u`, ws, "requeue_unavailable");
+    await dead(`s-dl-${kind}-o`, other);
+    // Requeued, a run is no dead letter any more.
+    await store.requeueRuns([exhausted[0]!], { by: "op", maxAttempts: 3, includeCancelled: false });
+
+    const { groups } = await store.deadLetters(ws);
+    const errorCode = (await store.getRun(unavailable))?.errorCode;
+    expect(errorCode).not.toBeNull();
+    const at = (id: string) => new Date(made.find((m) => m.id === id)!.at).toISOString();
+    expect(groups).toEqual([
+      {
+        reason: "max_attempts_exhausted",
+        errorCode,
+        workspaceId: ws,
+        count: 3,
+        oldestAt: at(exhausted[1]!),
+        newestAt: at(exhausted[3]!),
+        lastExecutions: [3, 2, 1].map((i) => ({
+          runId: exhausted[i]!,
+          workerId: `worker-s-dl-${kind}-${i}`,
+          errorMessage: expect.any(String),
+          at: at(exhausted[i]!),
+        })),
+      },
+      expect.objectContaining({ reason: "requeue_unavailable", workspaceId: ws, count: 1 }),
+    ]);
+    expect((await store.deadLetters()).groups.map((g) => g.workspaceId)).toContain(other);
+    // A group's runs, by the Storage filter its drill-down and its requeue use.
+    const listed = await store.listRuns({
+      recoveryState: ["quarantined"],
+      recoveryReason: ["max_attempts_exhausted"],
+      workspaceId: ws,
+      limit: 10,
+    });
+    expect(listed.map((r) => r.id).sort()).toEqual(exhausted.slice(1).sort());
+    // Requeued, the dead letters leave the later tests' overview alone.
+    await store.requeueRuns(
+      made.map((m) => m.id),
+      { by: "op", maxAttempts: 3, includeCancelled: false },
+    );
+    expect((await store.deadLetters()).groups).toEqual([]);
   });
 
   it("runs a bulk job: its runs fixed at its start, acted on chunk by chunk under a lease, each outcome kept", async () => {

@@ -9,6 +9,7 @@ export * from "./paths";
 export * from "./postgres";
 export * from "./private-servers";
 export * from "./processes";
+export * from "./quarantined-runs";
 export * from "./redis";
 export * from "./redis-cluster";
 export * from "./runs";

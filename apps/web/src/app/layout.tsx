@@ -35,6 +35,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <nav aria-label="Main" className="topnav">
               <Link href="/storage">Storage</Link>
               <Link href="/storage#pool">Pool</Link>
+              <Link href="/dead-letters">Dead letters</Link>
+              <Link href="/bulk-actions">Bulk actions</Link>
               <Link href="/health">Health</Link>
               <Link href="/audit">Audit</Link>
             </nav>

@@ -14,6 +14,7 @@ export function ConfirmDialog({
   dismissLabel = "Go back",
   danger = false,
   busy = false,
+  confirmDisabled = false,
   onConfirm,
   onCancel,
 }: {
@@ -24,6 +25,8 @@ export function ConfirmDialog({
   dismissLabel?: string;
   danger?: boolean;
   busy?: boolean;
+  /** Nothing to confirm (yet): the confirm button is off, going back is not. */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -63,7 +66,7 @@ export function ConfirmDialog({
           type="button"
           className={danger ? "btn btn-danger" : "btn btn-primary"}
           onClick={onConfirm}
-          disabled={busy}
+          disabled={busy || confirmDisabled}
         >
           {busy ? "Working…" : confirmLabel}
         </button>

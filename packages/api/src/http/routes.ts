@@ -124,6 +124,13 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "POST",
+    path: "/api/v1/runs/batch",
+    // As a single submission: accepted when anything was made, else every run was there already.
+    status: (result: { items: { created?: boolean }[] }) => (result.items.some((i) => i.created) ? 202 : 200),
+    call: (c, r) => c.runs.submitMany(objectBody(r.body) as never),
+  },
+  {
+    method: "POST",
     path: "/api/v1/runs/requeue",
     status: 200,
     call: (c, r) => c.admin.requeueMany(objectBody(r.body) as never),
@@ -139,6 +146,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
     path: "/api/v1/storage/overview",
     status: 200,
     call: (c) => c.admin.overview(),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/storage/dead-letters",
+    status: 200,
+    call: (c, r) => c.admin.deadLetters(r.query as never),
   },
   {
     method: "GET",

@@ -1,4 +1,10 @@
-import { listAuditInput, listStorageRunsInput, requeueManyInput, requeueRunInput } from "@oah/contract";
+import {
+  deadLettersInput,
+  listAuditInput,
+  listStorageRunsInput,
+  requeueManyInput,
+  requeueRunInput,
+} from "@oah/contract";
 import { procedure, router } from "../trpc";
 import { bulkProcedures } from "./bulk";
 import { streamSignal } from "./event-items";
@@ -18,6 +24,12 @@ export const adminRouter = router({
     const [overview, jams] = await Promise.all([ctx.service.overview(), ctx.jams.counts()]);
     return { ...overview, jams };
   }),
+
+  /** Quarantined runs by reason × error code × workspace: a group is requeued by a bulk action of its filter. */
+  deadLetters: procedure
+    .meta({ ability: "view" })
+    .input(deadLettersInput)
+    .query(({ ctx, input }) => ctx.service.deadLetters(input)),
 
   // Who asked is the caller's token, unless the call names someone.
   requeue: procedure

@@ -3,6 +3,7 @@ import {
   listSessionRunsInput,
   runEventsStreamInput,
   runRefInput,
+  submitManyInput,
   submitRunInput,
   submitToolResultInput,
 } from "@oah/contract";
@@ -14,6 +15,12 @@ export const runsRouter = router({
     .meta({ ability: "submit" })
     .input(submitRunInput)
     .mutation(({ ctx, input }) => ctx.service.submit(input)),
+
+  /** Up to 1,000 runs across sessions, validated whole, written together (docs/spec.md §12). */
+  submitMany: procedure
+    .meta({ ability: "submit" })
+    .input(submitManyInput)
+    .mutation(({ ctx, input }) => ctx.service.submitMany(input)),
 
   get: procedure
     .meta({ ability: "readRuns" })

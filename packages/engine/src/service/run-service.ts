@@ -1,5 +1,7 @@
 import type {
   CancelResult,
+  DeadLetters,
+  DeadLettersInput,
   ListStorageRunsInput,
   RequeueAccepted,
   RequeueItem,
@@ -8,12 +10,15 @@ import type {
   RunStep,
   StorageOverview,
   StorageRunsPage,
+  SubmitManyInput,
+  SubmitManyItem,
+  SubmitManyResult,
   SubmitRunInput,
   SubmitRunResult,
   ToolResultAccepted,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
-import { type ApiErrorCode, OahError } from "@oah/core";
+import { type ApiErrorCode, OahError, type QueueEntry } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
@@ -52,13 +57,78 @@ export class RunService {
   constructor(private readonly options: RunServiceOptions) {}
 
   async submit(input: SubmitRunInput): Promise<SubmitRunResult> {
-    if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
+    const refused = this.refusal(input);
+    if (refused) throw refused;
+    const asked = this.newRun(input);
+    const { run, created, queueEntry } = await this.options.store.createRun(asked);
+    if (!created && !sameSubmission(run, asked)) {
       throw new OahError(
+        "idempotency_key_conflict",
+        `idempotencyKey ${JSON.stringify(asked.idempotencyKey)} was used in session ${run.sessionId} for ` +
+          `${run.id}, with another body; use a new key for another run`,
+      );
+    }
+    if (created) await this.enqueueSubmitted([{ run, queueEntry }]);
+    return { run, created };
+  }
+
+  /**
+   * Runs across sessions (docs/spec.md §12): written in one transaction (one statement on
+   * PostgreSQL without idempotency keys), enqueued in one call. Whole or nothing, unless
+   * `partial`: then what is refused is answered in its place and the rest is written.
+   */
+  async submitMany(input: SubmitManyInput): Promise<SubmitManyResult> {
+    const refusals = input.runs.map((run) => this.refusal(run));
+    const first = refusals.findIndex((r) => r !== null);
+    if (!input.partial && first >= 0) {
+      const refused = refusals[first]!;
+      throw new OahError(refused.code, `nothing was submitted: runs[${first}]: ${refused.message}`);
+    }
+    const accepted = input.runs.flatMap((run, index) =>
+      refusals[index] ? [] : [{ index, asked: this.newRun(run) }],
+    );
+    const outcomes =
+      accepted.length > 0
+        ? await this.options.store.createRuns(
+            accepted.map((a) => a.asked),
+            { atomic: !input.partial },
+          )
+        : [];
+    const items = refusals.map((r): SubmitManyItem | undefined =>
+      r ? { error: { code: r.code, message: r.message } } : undefined,
+    );
+    const made: { run: Run; queueEntry: QueueEntry }[] = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      const { index } = accepted[i]!;
+      if ("conflict" in outcome) {
+        items[index] = {
+          error: {
+            code: "idempotency_key_conflict",
+            message: `its idempotencyKey was used in session ${outcome.conflict.sessionId} for ${outcome.conflict.id}, with another body`,
+          },
+        };
+        continue;
+      }
+      items[index] = { run: outcome.run, created: outcome.created };
+      if (outcome.created) made.push(outcome);
+    }
+    await this.enqueueSubmitted(made);
+    return { items: items as SubmitManyItem[] };
+  }
+
+  /** Why a submission is refused before anything is written, if it is. */
+  private refusal(input: SubmitRunInput): OahError | null {
+    if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
+      return new OahError(
         "shell_disabled",
         "this deployment runs no commands (OAH_SHELL=off): shell and hook steps and the agent's shell tool are refused",
       );
     }
-    const asked = {
+    return null;
+  }
+
+  private newRun(input: SubmitRunInput) {
+    return {
       id: newRunId(),
       sessionId: input.sessionId,
       workspaceId: input.workspaceId,
@@ -69,24 +139,20 @@ export class RunService {
       timeoutMs: input.timeoutMs ?? this.options.runTimeoutMs,
       idempotencyKey: input.idempotencyKey ?? null,
     };
-    const { run, created, queueEntry } = await this.options.store.createRun(asked);
-    if (!created && !sameSubmission(run, asked)) {
-      throw new OahError(
-        "idempotency_key_conflict",
-        `idempotencyKey ${JSON.stringify(asked.idempotencyKey)} was used in session ${run.sessionId} for ` +
-          `${run.id}, with another body; use a new key for another run`,
+  }
+
+  /** Runs stored as queued, to their queues in one call; those the queue misses, the next refill picks up. */
+  private async enqueueSubmitted(made: readonly { run: Run; queueEntry: QueueEntry }[]): Promise<void> {
+    if (made.length === 0) return;
+    for (const { run } of made) this.options.observers.runSubmitted?.({ run });
+    try {
+      await this.options.queue.enqueue(made.map((m) => m.queueEntry));
+    } catch (error) {
+      this.options.logger.error(
+        { err: error, runs: made.map((m) => m.run.id) },
+        "could not enqueue stored runs",
       );
     }
-    if (created) {
-      this.options.observers.runSubmitted?.({ run });
-      try {
-        await this.options.queue.enqueue([queueEntry]);
-      } catch (error) {
-        // The run is stored as queued; the next queue refill picks it up.
-        this.options.logger.error({ err: error, runId: run.id }, "could not enqueue a stored run");
-      }
-    }
-    return { run, created };
   }
 
   async getRun(runId: string): Promise<Run> {
@@ -199,5 +265,9 @@ export class RunService {
 
   overview(): Promise<StorageOverview> {
     return this.options.store.overview();
+  }
+
+  deadLetters(input: DeadLettersInput): Promise<DeadLetters> {
+    return this.options.store.deadLetters(input.workspaceId);
   }
 }

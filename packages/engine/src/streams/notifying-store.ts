@@ -45,6 +45,11 @@ export function notifyingStore(store: RunStore, bus: EventBus): RunStore {
       if (made.created) wroteFor(made.run);
       return made;
     },
+    async createRuns(runs, options) {
+      const made = await store.createRuns(runs, options);
+      written([...new Set(made.flatMap((m) => ("created" in m && m.created ? [m.run.sessionId] : [])))]);
+      return made;
+    },
     async startRun(claim, workerId) {
       return started(await store.startRun(claim, workerId));
     },

@@ -2,12 +2,14 @@ import type {
   AuditEntry,
   BulkJob,
   BulkJobItem,
+  DeadLetters,
   Run,
   RunEvent,
   RunStep,
   RunSummary,
   StorageOverview,
 } from "@oah/contract";
+import { sameSubmission } from "@oah/contract";
 import {
   type ActiveStatus,
   checkManualRequeue,
@@ -26,6 +28,8 @@ import {
   type StatusWriteName,
   writeTarget,
 } from "@oah/core";
+import { batchConflict } from "../ops/create-runs";
+import { DEAD_LETTER_EXECUTIONS, groupDeadLetters } from "../ops/dead-letters";
 import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
 import {
   decodeEvent,
@@ -66,6 +70,7 @@ import type {
   StepEnd,
   StepStart,
   StorageRunQuery,
+  SubmissionOutcome,
   ToolResultDelivery,
   ToolResultTake,
   WorkspaceActivity,
@@ -159,51 +164,40 @@ export class MemoryRunStore implements RunStore {
       if (existing) return { run: this.run(existing), created: false, queueEntry: entryOf(existing) };
     }
     const session = db.sessions.get(input.sessionId);
-    const seq = (session?.last_seq ?? 0) + 1;
-    const row: RunRecord = {
-      id: input.id,
-      session_id: input.sessionId,
-      seq,
-      queue_seq: seq,
-      workspace_id: input.workspaceId,
-      parent_run_id: input.parentRunId,
-      priority: input.priority,
-      executor: input.executor,
-      input: encodeJson(input.input ?? null),
-      output: null,
-      status: "queued",
-      error_code: null,
-      error_message: null,
-      created_at: now,
-      enqueued_at: now,
-      started_at: null,
-      heartbeat_at: null,
-      ended_at: null,
-      cancel_requested_at: null,
-      timeout_ms: input.timeoutMs,
-      worker_id: null,
-      claim_token: null,
-      attempt: 0,
-      recovery_state: null,
-      recovery_reason: null,
-      recovered_at: null,
-      waiting_tool: null,
-      tool_result: null,
-      parked_at: null,
-      parked_state: null,
-      metadata: "{}",
-      idempotency_key: input.idempotencyKey,
-      updated_at: now,
-    };
+    const row = newRunRecord(input, (session?.last_seq ?? 0) + 1, now);
     db.insertRun(row);
     db.sessions.set(input.sessionId, {
       id: input.sessionId,
-      last_seq: seq,
+      last_seq: row.seq,
       created_at: session?.created_at ?? now,
       updated_at: now,
     });
-    db.insertEvent(row.id, "run.queued", now, { seq, priority: input.priority });
+    db.insertEvent(row.id, "run.queued", now, { seq: row.seq, priority: input.priority });
     return { run: this.run(row), created: true, queueEntry: entryOf(row) };
+  }
+
+  async createRuns(inputs: readonly NewRun[], { atomic }: { atomic: boolean }): Promise<SubmissionOutcome[]> {
+    if (atomic) {
+      // Nothing is written when a key conflicts: the conflicts are found first.
+      const earlier = new Map<string, Run>();
+      const conflicts = inputs.flatMap((input, index) => {
+        if (input.idempotencyKey === null) return [];
+        const key = JSON.stringify([input.sessionId, input.idempotencyKey]);
+        const stored = this.db
+          .runsOf(input.sessionId)
+          .find((r) => r.idempotency_key === input.idempotencyKey);
+        const before = stored ? this.run(stored) : earlier.get(key);
+        if (!before) earlier.set(key, this.run(newRunRecord(input, 0, this.now())));
+        return before && !sameSubmission(before, input) ? [{ index, run: before }] : [];
+      });
+      if (conflicts.length > 0) throw batchConflict(conflicts);
+    }
+    const outcomes: SubmissionOutcome[] = [];
+    for (const input of inputs) {
+      const made = await this.createRun(input);
+      outcomes.push(made.created || sameSubmission(made.run, input) ? made : { conflict: made.run });
+    }
+    return outcomes;
   }
 
   async getRun(runId: string): Promise<Run | null> {
@@ -788,6 +782,27 @@ export class MemoryRunStore implements RunStore {
     });
   }
 
+  async deadLetters(workspaceId?: string): Promise<DeadLetters> {
+    const groups = new Map<string, RunRecord[]>();
+    for (const r of this.db.runs.values()) {
+      if (r.recovery_state !== "quarantined" || r.recovery_reason === null || r.recovered_at === null)
+        continue;
+      if (workspaceId !== undefined && r.workspace_id !== workspaceId) continue;
+      const key = JSON.stringify([r.recovery_reason, r.error_code, r.workspace_id]);
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    const at = (r: RunRecord) => r.recovered_at ?? 0;
+    const rows = [...groups.values()].flatMap((runs) => {
+      const times = runs.map(at);
+      const figures = { n: runs.length, oldest: Math.min(...times), newest: Math.max(...times) };
+      return runs
+        .sort((a, b) => at(b) - at(a) || compareText(b.id, a.id))
+        .slice(0, DEAD_LETTER_EXECUTIONS)
+        .map((r) => ({ ...r, ...figures, reason: r.recovery_reason ?? "", recovered_at: at(r) }));
+    });
+    return groupDeadLetters(rows);
+  }
+
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
     return this.db.audit
       .filter(
@@ -937,4 +952,43 @@ export class MemoryRunStore implements RunStore {
   async close(): Promise<void> {
     this.tables = null;
   }
+}
+
+/** A submission's row, queued at `seq` of its session. */
+function newRunRecord(input: NewRun, seq: number, now: number): RunRecord {
+  return {
+    id: input.id,
+    session_id: input.sessionId,
+    seq,
+    queue_seq: seq,
+    workspace_id: input.workspaceId,
+    parent_run_id: input.parentRunId,
+    priority: input.priority,
+    executor: input.executor,
+    input: encodeJson(input.input ?? null),
+    output: null,
+    status: "queued",
+    error_code: null,
+    error_message: null,
+    created_at: now,
+    enqueued_at: now,
+    started_at: null,
+    heartbeat_at: null,
+    ended_at: null,
+    cancel_requested_at: null,
+    timeout_ms: input.timeoutMs,
+    worker_id: null,
+    claim_token: null,
+    attempt: 0,
+    recovery_state: null,
+    recovery_reason: null,
+    recovered_at: null,
+    waiting_tool: null,
+    tool_result: null,
+    parked_at: null,
+    parked_state: null,
+    metadata: "{}",
+    idempotency_key: input.idempotencyKey,
+    updated_at: now,
+  };
 }

@@ -39,7 +39,8 @@ export function RunsPanel({
   const mayRequeue = useMay("operate");
 
   const cursor = cursors[cursors.length - 1];
-  const input = { ...filtersToInput(filters), limit: filters.limit, ...(cursor ? { cursor } : {}) };
+  const filter = filtersToInput(filters);
+  const input = { ...filter, limit: filters.limit, ...(cursor ? { cursor } : {}) };
   const runs = useQuery(
     trpc.admin.runs.queryOptions(input, { refetchInterval: refresh, placeholderData: keepPreviousData }),
   );
@@ -59,7 +60,7 @@ export function RunsPanel({
   return (
     <section className="panel runs-panel" aria-labelledby="runs-title">
       <RunsHead filters={filters} caption={caption} onFilters={onFilters} />
-      {mayRequeue ? <BulkBar selection={selection} requeues={requeues} /> : null}
+      {mayRequeue ? <BulkBar selection={selection} requeues={requeues} filter={filter} /> : null}
 
       {requeues.results ? (
         <RequeueResults items={requeues.results} onDismiss={requeues.dismissResults} />

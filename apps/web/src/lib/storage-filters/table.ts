@@ -1,4 +1,5 @@
 import {
+  RECOVERY_REASONS,
   RECOVERY_STATES,
   RUN_ERROR_CODES,
   RUN_ID_PATTERN,
@@ -16,6 +17,7 @@ export const STORAGE_FILTERS = {
   status: listFilter({ label: "Status", options: RUN_STATUSES, counts: (overview) => overview.statusCounts }),
   errorCode: listFilter({ label: "Error code", options: RUN_ERROR_CODES }),
   recoveryState: listFilter({ label: "Recovery state", options: RECOVERY_STATES }),
+  recoveryReason: listFilter({ label: "Recovery reason", options: RECOVERY_REASONS }),
   sessionId: textFilter({
     label: "Session",
     placeholder: "session id",
