@@ -42,7 +42,7 @@ test.describe("roles and the audit log", () => {
     await expect(page).toHaveURL(/\/sign-in\?error=role/);
   });
 
-  test("a viewer sees every view and no action button", async ({ page, state }) => {
+  test("a viewer sees every view and no action button", async ({ page, state, oah }) => {
     await signIn(page, "vera", "/storage?recoveryState=quarantined");
     await expect(page.getByTestId("whoami")).toHaveText("vera · viewer");
     await expect(page.locator("table.runs-table tbody tr").first()).toBeVisible();
@@ -54,6 +54,13 @@ test.describe("roles and the audit log", () => {
     const hosts = page.getByRole("table", { name: "Hosts" });
     await expect(hosts.locator("tbody tr").first()).toBeVisible();
     await expect(hosts.getByRole("button")).toHaveCount(0);
+    await page.goto(`${web.url}/health`);
+    await expect(page.locator('tr[data-jam-kind="orphan_lock"]')).toBeVisible();
+    await expect(page.getByRole("button", { name: /^Repair/ })).toHaveCount(0);
+    const { sessionId } = await oah.get(state.runs.parked);
+    await page.goto(`${web.url}/sessions/${encodeURIComponent(sessionId)}`);
+    await expect(page.getByRole("table", { name: "Runs of the session" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Cancel queued runs" })).toHaveCount(0);
   });
 
   test("an operator's orders and sign-ins are in the audit log, under the tokens' names", async ({

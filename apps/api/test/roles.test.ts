@@ -39,6 +39,10 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "admin.bulkActionAbort": OPERATORS,
   "admin.pool": VIEWERS,
   "admin.onChanges": VIEWERS,
+  "admin.inspectSession": VIEWERS,
+  "admin.cancelQueued": OPERATORS,
+  "admin.jams": VIEWERS,
+  "admin.repairJams": OPERATORS,
   "fleet.cordon": OPERATORS,
   "fleet.uncordon": OPERATORS,
   "fleet.drain": OPERATORS,
@@ -81,6 +85,10 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "admin.bulkActionGet": { id: NO_JOB },
     "admin.bulkActionItems": { id: NO_JOB },
     "admin.bulkActionAbort": { id: NO_JOB },
+    // The session's one run waits for its tool, parked: no queued run to cancel.
+    "admin.inspectSession": { sessionId: "roles" },
+    "admin.cancelQueued": { sessionId: "roles" },
+    "admin.repairJams": { kind: "lost_wake" },
     "fleet.cordon": { hostId: "no-such-host" },
     "fleet.uncordon": { hostId: "no-such-host" },
     "fleet.drain": { hostId: "no-such-host" },
@@ -173,7 +181,8 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
           .replace(":sessionId", "roles")
           .replace(":hostId", "no-such-host")
           .replace(":rolloutId", "rollout_00000000000000000000000000")
-          .replace(":id", NO_JOB);
+          .replace(":id", NO_JOB)
+          .replace(":kind", "lost_wake");
         const body = {
           "/api/v1/sessions/:sessionId/runs": { input: { steps: [] } },
           "/api/v1/runs/:runId/tool-results": { name: "approve", output: 1 },
@@ -238,6 +247,10 @@ function procedureOf(method: string, path: string): string {
     "GET /api/v1/bulk-actions/:id": "admin.bulkActionGet",
     "GET /api/v1/bulk-actions/:id/items": "admin.bulkActionItems",
     "POST /api/v1/bulk-actions/:id/abort": "admin.bulkActionAbort",
+    "GET /api/v1/sessions/:sessionId/inspect": "admin.inspectSession",
+    "POST /api/v1/sessions/:sessionId/cancel-queued": "admin.cancelQueued",
+    "GET /api/v1/health/jams": "admin.jams",
+    "POST /api/v1/health/jams/:kind/repair": "admin.repairJams",
     "GET /api/v1/auth/whoami": "auth.whoami",
     "POST /api/v1/hosts/:hostId/cordon": "fleet.cordon",
     "POST /api/v1/hosts/:hostId/uncordon": "fleet.uncordon",

@@ -1,6 +1,14 @@
-import { findJsonProblem } from "@oah/contract";
+import { type AuditFigures, findJsonProblem } from "@oah/contract";
 import { type Ability, type Actor, type AuditAction, may, OahError } from "@oah/core";
-import type { AuditService, BulkService, FleetService, RunService, StreamService } from "@oah/engine";
+import type {
+  AuditService,
+  BulkService,
+  FleetService,
+  JamService,
+  RunService,
+  SessionInspector,
+  StreamService,
+} from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { auditedCall } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
@@ -14,6 +22,8 @@ export interface ApiContext {
   streams: StreamService;
   audit: AuditService;
   bulk: BulkService;
+  sessions: SessionInspector;
+  jams: JamService;
   /** Who calls: its token's name and role (docs/spec.md §13). */
   actor: Actor;
 }
@@ -26,6 +36,8 @@ export interface ProcedureMeta {
   ability: Ability | "anyone";
   /** The action's name, or how its input names it (a bulk action: its dry run, or its start). */
   audit?: AuditAction | ((input: unknown) => AuditAction);
+  /** What the audit log keeps of a done action's result beside `ok` (a repair: how many sessions it repaired and skipped). */
+  auditFigures?: (result: never) => AuditFigures;
 }
 
 const t = initTRPC
@@ -94,7 +106,7 @@ const audited = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
   const input = await getRawInput();
   const result = await next();
   const outcome = result.ok
-    ? ({ ok: true } as const)
+    ? { ok: true as const, ...meta.auditFigures?.(result.data as never) }
     : {
         ok: false as const,
         errorCode: toApiError(result.error).body.error.code,

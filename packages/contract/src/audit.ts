@@ -2,8 +2,15 @@ import { AUDIT_ACTIONS, type AuditAction, type Role } from "@oah/core";
 import { z } from "zod";
 import { wholeNumber } from "./json";
 
-/** How an audited action ended: done, or refused with the API's error. */
-export type AuditOutcome = { ok: true } | { ok: false; errorCode: string; message: string };
+/** What an action that ended reports of what it did, kept in its outcome (a repair's sessions, runs cancelled). */
+export interface AuditFigures {
+  repaired?: number;
+  skipped?: number;
+  cancelled?: number;
+}
+
+/** How an audited action ended: done (with what it did, for some), or refused with the API's error. */
+export type AuditOutcome = ({ ok: true } & AuditFigures) | { ok: false; errorCode: string; message: string };
 
 /** One operator action of the audit log (docs/spec.md §13). */
 export interface AuditEntry {

@@ -9,3 +9,4 @@ export * from "./json";
 export * from "./pool";
 export * from "./run";
 export * from "./script";
+export * from "./sessions-admin";

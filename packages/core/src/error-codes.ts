@@ -36,6 +36,7 @@ export const API_ERROR_STATUS = {
   forbidden_origin: 403,
   forbidden: 403,
   run_not_found: 404,
+  session_not_found: 404,
   not_found: 404,
   host_not_found: 404,
   rollout_not_found: 404,

@@ -7,6 +7,7 @@ export * from "./fair-share";
 export * from "./fleet-sizing";
 export * from "./host-state";
 export * from "./id-patterns";
+export * from "./jams";
 export * from "./pool-sizing";
 export * from "./queue-entry";
 export * from "./queue-pressure";

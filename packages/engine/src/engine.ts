@@ -10,10 +10,12 @@ import type { HostOrders } from "./coordination/host-orders";
 import type { MaintenanceLock } from "./coordination/maintenance-lock";
 import type { PoolBoard } from "./coordination/pool-board";
 import type { RunSignalBus } from "./coordination/run-signal-bus";
+import type { WorkerRegistry } from "./coordination/worker-registry";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import { HookRunner } from "./hooks/hook-runner";
 import type { HostContext } from "./host-context";
+import { JamService } from "./jams/jam-service";
 import { HostLifecycle } from "./lifecycle/host-lifecycle";
 import type { Liveness } from "./liveness";
 import type { Logger } from "./logger";
@@ -26,6 +28,7 @@ import { AuditService } from "./service/audit-service";
 import { FleetService } from "./service/fleet-service";
 import type { PoolReports } from "./service/pool-overview";
 import { RunService } from "./service/run-service";
+import { SessionInspector } from "./service/session-inspector";
 import { StreamService } from "./service/stream-service";
 import { fleetWorkload } from "./service/workload";
 import { Settling } from "./settling";
@@ -61,6 +64,8 @@ export interface EngineOptions {
   /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
   leases: HostLeases;
   leaseTtlMs: number;
+  /** The worker leases of every host (with Redis), by which a session lock's holder is known alive; null: one process. */
+  workers: WorkerRegistry | null;
   /** Where the orders to worker hosts (cordon, drain) are given and read. */
   orders: HostOrders;
   /** How the API reaches the fleet's controllers; null without Redis. */
@@ -85,6 +90,9 @@ export interface RunEngine {
   streams: StreamService;
   audit: AuditService;
   bulk: BulkService;
+  /** The session inspector and the cancel of a session's queued runs. */
+  sessions: SessionInspector;
+  jams: JamService;
 }
 
 /**
@@ -139,6 +147,16 @@ export function createEngine(options: EngineOptions): RunEngine {
     reports: async () => [pool?.report()].filter((r) => r != null),
     history: async () => pool?.history() ?? [],
   };
+  const service = new RunService({
+    store,
+    queue,
+    signals,
+    logger,
+    observers,
+    acceptsCommandRuns: options.acceptsCommandRuns,
+    runTimeoutMs: options.runTimeoutMs,
+    maxAttempts: recovery.maxAttempts,
+  });
   return {
     lifecycle: new HostLifecycle({
       host,
@@ -152,15 +170,17 @@ export function createEngine(options: EngineOptions): RunEngine {
       drainTimeoutMs: options.drainTimeoutMs,
       recovery: { store, queue, logger, leases, policy: recovery, by: hostId },
     }),
-    service: new RunService({
+    service,
+    sessions: new SessionInspector(store, queue, service),
+    jams: new JamService({
       store,
       queue,
-      signals,
+      leases,
+      workers: options.workers,
+      staleAfterMs: recovery.staleAfterMs,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      recovery: { policy: recovery, by: hostId },
       logger,
-      observers,
-      acceptsCommandRuns: options.acceptsCommandRuns,
-      runTimeoutMs: options.runTimeoutMs,
-      maxAttempts: recovery.maxAttempts,
     }),
     fleet: new FleetService({
       pools,

@@ -24,6 +24,7 @@ export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./
 export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";
 export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/script-executor";
 export { type HookDefinition, HookRunner } from "./hooks/hook-runner";
+export type { JamService } from "./jams/jam-service";
 export type { HostLifecycle } from "./lifecycle/host-lifecycle";
 export { Liveness } from "./liveness";
 export { type Logger, silentLogger } from "./logger";
@@ -36,6 +37,7 @@ export type { AuditedCall, AuditService } from "./service/audit-service";
 export type { FleetService } from "./service/fleet-service";
 export { type PoolReports, poolOverview } from "./service/pool-overview";
 export type { RequeueRequest, RunService } from "./service/run-service";
+export type { SessionInspector } from "./service/session-inspector";
 export type { StreamService } from "./service/stream-service";
 export { type EventBus, type EventNote, type LiveEvent, LocalEventBus } from "./streams/event-bus";
 export { DEFAULT_STREAM_SETTINGS, type EventStreamSettings, type StreamItem } from "./streams/event-stream";

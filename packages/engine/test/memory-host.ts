@@ -158,6 +158,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     acceptsCommandRuns: false,
     leases,
     leaseTtlMs: 30_000,
+    workers: null,
     orders,
     controller: null,
     liveness: null,

@@ -7,7 +7,14 @@ import {
   type QueuePressure,
   type RunPriority,
 } from "@oah/core";
-import type { ReleaseOptions, SessionClaim, SessionLock, SessionQueue } from "./session-queue";
+import type {
+  QueueSurvey,
+  ReleaseOptions,
+  SessionClaim,
+  SessionLock,
+  SessionQueue,
+  SessionQueueView,
+} from "./session-queue";
 import { Waiters } from "./waiters";
 import { byReadySessions, type WorkspaceReadySessions } from "./workspace-ready";
 import { WorkspaceTurns } from "./workspace-turns";
@@ -73,6 +80,11 @@ export class MemorySessionQueue implements SessionQueue {
 
   private isLocked(state: SessionState): boolean {
     return state.lock !== null && state.lock.expiresAt > this.now();
+  }
+
+  /** Since its holder took or last renewed it. */
+  private silentMs(lock: NonNullable<SessionState["lock"]>): number {
+    return this.now() - (lock.expiresAt - this.lockTtlMs);
   }
 
   private laneOf(sessionId: string): Map<string, number> | undefined {
@@ -218,10 +230,15 @@ export class MemorySessionQueue implements SessionQueue {
   async release(lock: SessionLock, options: ReleaseOptions = {}): Promise<boolean> {
     const state = this.sessions.get(lock.sessionId);
     if (!state) return false;
-    const held = state.lock?.token === lock.token && this.isLocked(state);
+    const renewed =
+      state.lock !== null &&
+      options.ifSilentForMs !== undefined &&
+      this.silentMs(state.lock) < options.ifSilentForMs;
+    const ours = state.lock?.token === lock.token && !renewed;
+    const held = ours && this.isLocked(state);
     const heldFor = state.lock?.workspaceId;
-    const blockerEnded = state.lock?.token === lock.token && state.lock.readyOnRelease === true;
-    if (state.lock?.token === lock.token) this.dropLock(state);
+    const blockerEnded = ours && state.lock?.readyOnRelease === true;
+    if (ours) this.dropLock(state);
     if (options.putBack) this.insert(state, options.putBack);
     // An earlier run enqueued while the lock was held is the head now: it need not wait.
     const earlierArrived = options.putBack !== undefined && state.runs[0]?.runId !== options.putBack.runId;
@@ -298,6 +315,56 @@ export class MemorySessionQueue implements SessionQueue {
       if (readySessions > 0) found.push({ workspaceId, readySessions });
     }
     return found.sort(byReadySessions);
+  }
+
+  async inspect(sessionIds: readonly string[], maxEntries = 1_000): Promise<SessionQueueView[]> {
+    return sessionIds.map((sessionId) => {
+      const state = this.sessions.get(sessionId);
+      if (!state) return { sessionId, lock: null, ready: null, entries: [] };
+      const { lock } = state;
+      const lane = this.laneOf(sessionId);
+      return {
+        sessionId,
+        lock:
+          lock && this.isLocked(state)
+            ? { token: lock.token, ttlMs: lock.expiresAt - this.now(), silentMs: this.silentMs(lock) }
+            : null,
+        ready:
+          lane && state.readyIn !== undefined
+            ? {
+                lane: lane === this.lanes.subagent ? "subagent" : "normal",
+                since: lane.get(sessionId)!,
+                workspaceId: state.readyIn,
+              }
+            : null,
+        entries: state.runs.slice(0, maxEntries),
+      };
+    });
+  }
+
+  async survey(limit: number): Promise<QueueSurvey> {
+    const survey: QueueSurvey = { locked: [], emptyReady: [] };
+    for (const [sessionId, state] of this.sessions) {
+      if (this.isLocked(state)) {
+        if (survey.locked.length < limit) survey.locked.push(sessionId);
+      } else if (state.readyIn !== undefined && state.runs.length === 0 && survey.emptyReady.length < limit) {
+        survey.emptyReady.push(sessionId);
+      }
+    }
+    return survey;
+  }
+
+  async dropEmptyReady(sessionIds: readonly string[]): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const sessionId of sessionIds) {
+      const state = this.sessions.get(sessionId);
+      if (!state || state.readyIn === undefined || state.runs.length > 0 || this.isLocked(state)) continue;
+      this.unready(sessionId, state);
+      this.forget(sessionId, state);
+      dropped.push(sessionId);
+    }
+    this.settleTouched();
+    return dropped;
   }
 
   async *entries(): AsyncIterable<QueueEntry[]> {

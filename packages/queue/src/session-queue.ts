@@ -1,4 +1,4 @@
-import type { QueueEntry, QueuePressure } from "@oah/core";
+import type { QueueEntry, QueuePressure, RunPriority } from "@oah/core";
 import type { WorkspaceReadySessions } from "./workspace-ready";
 
 /** A session's lock, fenced by `token`, held for a run of `workspaceId` (whose share it counts in). */
@@ -31,6 +31,30 @@ export interface ReleaseOptions {
    * going to the back of the line; it has not had its turn.
    */
   readySince?: number;
+  /**
+   * Drops the lock only if its holder has not renewed it for this long (an orphan's repair,
+   * docs/spec.md §7): checked in the same atomic step, so a holder that still renews keeps it.
+   */
+  ifSilentForMs?: number;
+}
+
+/** What the queue holds of one session: for the inspector and the jam scan, not the hot path. */
+export interface SessionQueueView {
+  sessionId: string;
+  /** Its lock: the fencing token, the time it has left, and how long since it was taken or last renewed. */
+  lock: { token: string; ttlMs: number; silentMs: number } | null;
+  /** Its place in line while it waits to be claimed (a locked session does not wait): lane, since when, workspace. */
+  ready: { lane: RunPriority; since: number; workspaceId: string } | null;
+  /** Its queued runs, in order. */
+  entries: QueueEntry[];
+}
+
+/** Sessions the jam scan looks at from the queue's side, up to a limit of each. */
+export interface QueueSurvey {
+  /** Sessions whose lock is held. */
+  locked: string[];
+  /** Sessions waiting in line with no runs and no lock: nothing to claim, yet counted as ready. */
+  emptyReady: string[];
 }
 
 /**
@@ -85,6 +109,12 @@ export interface SessionQueue {
    * more than `limit` have some, is the backend's choice.
    */
   readyByWorkspace(limit: number): Promise<WorkspaceReadySessions[]>;
+  /** What the queue holds of each of these sessions, in their order, with at most `maxEntries` runs each. */
+  inspect(sessionIds: readonly string[], maxEntries?: number): Promise<SessionQueueView[]>;
+  /** Locked sessions and empty ready entries, up to `limit` of each (which ones past it: the backend's choice). */
+  survey(limit: number): Promise<QueueSurvey>;
+  /** Takes out of the ready set those of these sessions that hold no runs and no lock. Returns them. */
+  dropEmptyReady(sessionIds: readonly string[]): Promise<string[]>;
   /** Every queued entry, batch by batch (for reconciling the queue with the store). */
   entries(): AsyncIterable<QueueEntry[]>;
   /** How many runs the queue holds. */

@@ -396,6 +396,63 @@ export function sessionQueueContract(
       expect(await q.lost([a1, a2, b1])).toEqual([a1.runId, b1.runId]);
     });
 
+    describe("inspection and repairs (docs/spec.md §7, jams)", () => {
+      it("shows a session's lock, place in line and runs", async () => {
+        const [a1, a2, b1] = [entry("a", 1), entry("a", 2), entry("b", 1, "subagent")];
+        await q.enqueue([a1, a2, b1]);
+        const before = Date.now();
+        const claim = await q.claim();
+        expect(claim!.sessionId).toBe("b");
+        const [a, b, none] = await q.inspect(["a", "b", "none"]);
+        expect(a).toEqual({
+          sessionId: "a",
+          lock: null,
+          ready: { lane: "normal", since: expect.any(Number), workspaceId: "default" },
+          entries: [a1, a2],
+        });
+        expect(a!.ready!.since).toBeLessThanOrEqual(Date.now() + 1);
+        // A locked session does not wait in line.
+        expect(b).toEqual({
+          sessionId: "b",
+          lock: { token: claim!.token, ttlMs: expect.any(Number), silentMs: expect.any(Number) },
+          ready: null,
+          entries: [],
+        });
+        expect(b!.lock!.ttlMs).toBeGreaterThan(LOCK_TTL_MS - (Date.now() - before) - 50);
+        expect(b!.lock!.silentMs).toBeLessThan(Date.now() - before + 50);
+        expect(none).toEqual({ sessionId: "none", lock: null, ready: null, entries: [] });
+        expect((await q.inspect(["a"], 1))[0]!.entries).toEqual([a1]);
+      });
+
+      it("surveys the locked sessions, and finds no empty ready entry in a clean queue", async () => {
+        await q.enqueue([entry("a", 1), entry("b", 1), entry("c", 1)]);
+        const claims = [await q.claim(), await q.claim()];
+        const survey = await q.survey(10);
+        expect(survey.locked.sort()).toEqual(claims.map((c) => c!.sessionId).sort());
+        expect(survey.emptyReady).toEqual([]);
+        expect((await q.survey(1)).locked).toHaveLength(1);
+        // Ready sessions with runs, and locked ones, are not dropped.
+        expect(await q.dropEmptyReady(["a", "b", "c", "none"])).toEqual([]);
+        expect(await q.claim()).not.toBeNull();
+      });
+
+      it("breaks a lock only when its holder has not renewed it for the time asked", async () => {
+        await withShortLocks();
+        await q.enqueue([entry("a", 1), entry("a", 2)]);
+        const claim = await q.claim();
+        await h.advance(SHORT_LOCK_TTL_MS / 2);
+        expect(await q.renewLocks([claim!])).toEqual([]);
+        // Renewed just now: refused, the lock untouched.
+        expect(await q.release(claim!, { ifSilentForMs: SHORT_LOCK_TTL_MS / 4 })).toBe(false);
+        expect((await q.inspect(["a"]))[0]!.lock?.token).toBe(claim!.token);
+        expect(await q.claim()).toBeNull();
+        await h.advance(SHORT_LOCK_TTL_MS / 2);
+        expect(await q.release(claim!, { ifSilentForMs: SHORT_LOCK_TTL_MS / 4 })).toBe(true);
+        expect((await q.inspect(["a"]))[0]!.lock).toBeNull();
+        expect((await q.claim())?.sessionId).toBe("a");
+      });
+    });
+
     it("marks itself live once", async () => {
       expect(await q.markLive()).toBe(true);
       expect(await q.markLive()).toBe(false);

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { DEFAULT_FAIR_SHARE, type FairShare, type QueueEntry } from "@oah/core";
+import { DEFAULT_FAIR_SHARE, type FairShare, type QueueEntry, type RunPriority } from "@oah/core";
 import {
   byReadySessions,
   type QueuePressure,
+  type QueueSurvey,
   type ReleaseOptions,
   type SessionClaim,
   type SessionLock,
   type SessionQueue,
+  type SessionQueueView,
   Waiters,
   type WorkspaceReadySessions,
 } from "@oah/queue";
@@ -142,6 +144,7 @@ export class RedisSessionQueue implements SessionQueue {
         options.putBack ? JSON.stringify(options.putBack) : "",
         options.ready === false ? "0" : "1",
         options.readySince === undefined ? "" : String(options.readySince),
+        options.ifSilentForMs === undefined ? "" : String(this.lockTtlMs - options.ifSilentForMs),
       ),
     );
     return held === 1;
@@ -205,6 +208,44 @@ export class RedisSessionQueue implements SessionQueue {
     const figures: Record<string, number> = {};
     for (let i = 0; i < pairs.length; i += 2) figures[pairs[i] as string] = Number(pairs[i + 1]);
     return figures as unknown as QueuePressure;
+  }
+
+  async inspect(sessionIds: readonly string[], maxEntries = 1_000): Promise<SessionQueueView[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = (await this.redis.oahInspect(
+      ...this.laneKeys,
+      this.keys.base,
+      maxEntries,
+      ...sessionIds,
+    )) as [string, string, number, string, string, string, string[]][];
+    return rows.map(([sessionId, token, ttlMs, lane, since, workspaceId, entries]) => ({
+      sessionId,
+      lock: token === "" ? null : { token, ttlMs, silentMs: Math.max(0, this.lockTtlMs - ttlMs) },
+      ready:
+        lane === ""
+          ? null
+          : { lane: lane as RunPriority, since: Number(since), workspaceId: workspaceId || "default" },
+      entries: entries.map((e) => JSON.parse(e) as QueueEntry),
+    }));
+  }
+
+  async survey(limit: number): Promise<QueueSurvey> {
+    const k = this.keys;
+    const [locked, emptyReady] = (await this.redis.oahSurvey(
+      k.readySubagent,
+      k.readyNormal,
+      k.base,
+      limit,
+    )) as [string[], string[]];
+    return { locked: locked.slice(0, limit), emptyReady: emptyReady.slice(0, limit) };
+  }
+
+  async dropEmptyReady(sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    const k = this.keys;
+    return (await this.fairShare.call((...share) =>
+      this.redis.oahDropEmptyReady(k.readySubagent, k.readyNormal, k.base, ...share, ...sessionIds),
+    )) as string[];
   }
 
   async *entries(batchSize = 500): AsyncIterable<QueueEntry[]> {

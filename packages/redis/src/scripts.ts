@@ -1,6 +1,7 @@
 /// <reference path="./lua.d.ts" />
 import type { RedisClient } from "./client";
 import claim from "./lua/claim-4.lua";
+import dropEmptyReady from "./lua/drop-empty-ready-2.lua";
 import enqueue from "./lua/enqueue-3.lua";
 import fencedHset from "./lua/fenced-hset-2.lua";
 import fairShare from "./lua/includes/fair-share.lua";
@@ -10,6 +11,7 @@ import placement from "./lua/includes/placement.lua";
 import serverTime from "./lua/includes/server-time.lua";
 import settle from "./lua/includes/settle.lua";
 import workspaceKeys from "./lua/includes/workspace-keys.lua";
+import inspect from "./lua/inspect-3.lua";
 import leaderLease from "./lua/leader-lease-2.lua";
 import pressure from "./lua/pressure-3.lua";
 import readyByWorkspace from "./lua/ready-by-workspace-2.lua";
@@ -18,6 +20,7 @@ import release from "./lua/release-3.lua";
 import releaseHeld from "./lua/release-held-1.lua";
 import remove from "./lua/remove-3.lua";
 import renewLocks from "./lua/renew-locks-2.lua";
+import survey from "./lua/survey-2.lua";
 
 const INCLUDES: Record<string, string> = {
   "fair-share": fairShare,
@@ -49,6 +52,9 @@ const SCRIPTS = {
   oahPressure: { numberOfKeys: 3, lua: pressure },
   oahReadyStranded: { numberOfKeys: 3, lua: readyStranded },
   oahReadyByWorkspace: { numberOfKeys: 2, lua: readyByWorkspace },
+  oahInspect: { numberOfKeys: 3, lua: inspect },
+  oahSurvey: { numberOfKeys: 2, lua: survey },
+  oahDropEmptyReady: { numberOfKeys: 2, lua: dropEmptyReady },
   oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
   oahLeaderLease: { numberOfKeys: 2, lua: leaderLease },
   oahFencedHset: { numberOfKeys: 2, lua: fencedHset },

@@ -73,6 +73,18 @@ describe("Redis session queue specifics", () => {
     expect(keys).toEqual([`{${t.prefix}}:fence`]);
   });
 
+  it("finds a ready entry left with no runs, counts it stale, and drops it (docs/spec.md §7, stale_ready)", async () => {
+    await queue.enqueue([entry("a", 1), entry("b", 1)]);
+    // Dirt: the session's runs gone from under its ready entry.
+    await redis.del(redisKeys(t.prefix).queue("a"));
+    expect((await queue.survey(10)).emptyReady).toEqual(["a"]);
+    expect(await queue.pressure()).toMatchObject({ staleReadySessionCount: 1 });
+    expect(await queue.dropEmptyReady(["a", "b"])).toEqual(["a"]);
+    expect(await queue.survey(10)).toEqual({ locked: [], emptyReady: [] });
+    expect(await queue.pressure()).toMatchObject({ staleReadySessionCount: 0, readySessionCount: 1 });
+    expect((await queue.claim())?.sessionId).toBe("b");
+  });
+
   it("keeps the fair share's keys under the hash tag too, and only the configuration once drained", async () => {
     const k = redisKeys(t.prefix);
     const fair = new RedisSessionQueue({

@@ -1,4 +1,4 @@
-import type { FleetWorkload, SlotSnapshot } from "@oah/contract";
+import type { FleetWorkload, JamCounts, SlotSnapshot } from "@oah/contract";
 import type { EngineObservers } from "@oah/engine";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -16,6 +16,8 @@ export interface MetricSources {
   openStreams?: () => number;
   /** The fleet's parked runs and per-workspace load; an API process reports them, a worker host does not. */
   workload?: () => Promise<FleetWorkload>;
+  /** The jammed sessions of each kind, fleet-wide (null before the engine is up); an API process reports them. */
+  jams?: () => Promise<JamCounts | null>;
 }
 
 /**
@@ -64,11 +66,27 @@ function workloadGauges(registry: Registry, workload: () => Promise<FleetWorkloa
   perWorkspace("oah_workspace_parked_runs", "Runs parked in waiting_tool, by workspace", "parkedRuns");
 }
 
+/** The jammed sessions of each kind (docs/spec.md §7), scanned when scraped: the fleet's figure, reported by API processes. */
+function jamGauge(registry: Registry, jams: () => Promise<JamCounts | null>): void {
+  new Gauge({
+    name: "oah_jammed_sessions",
+    help: "Sessions holding a jam of each kind (orphan_lock, stale_ready, lost_run, lost_wake, stale_active)",
+    labelNames: ["kind"],
+    registers: [registry],
+    async collect() {
+      const counts = await jams();
+      this.reset();
+      for (const [kind, n] of Object.entries(counts ?? {})) this.set({ kind }, n);
+    },
+  });
+}
+
 /** Prometheus metrics of one process: runs, queue wait, workers and HTTP; on an API process, the fleet's workload. */
-export function createMetrics({ slots, openStreams = () => 0, workload }: MetricSources): Metrics {
+export function createMetrics({ slots, openStreams = () => 0, workload, jams }: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
   if (workload) workloadGauges(registry, workload);
+  if (jams) jamGauge(registry, jams);
   const submitted = new Counter({
     name: "oah_runs_submitted_total",
     help: "Runs accepted",

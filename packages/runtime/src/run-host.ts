@@ -51,6 +51,7 @@ export async function runHost(spec: HostSpec): Promise<void> {
       : {
           workload: async () =>
             runtime ? runtime.engine.fleet.workload() : { parkedRuns: 0, workspaces: [] },
+          jams: async () => runtime?.engine.jams.counts() ?? null,
         }),
   });
   runtime = await openRuntime(name, {

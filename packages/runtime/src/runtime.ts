@@ -208,6 +208,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     acceptsCommandRuns: config.shell !== "off",
     leases,
     leaseTtlMs: config.sessionLockTtlMs,
+    workers: registry,
     orders,
     controller,
     liveness,

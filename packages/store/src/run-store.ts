@@ -348,6 +348,10 @@ export interface RunStore {
   activeByWorkspace(): Promise<WorkspaceActivity[]>;
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]>;
+  /** The active runs executing under these session locks, by claim token (absent: none holds it). */
+  claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>>;
+  /** Those of these runs that an earlier unfinished run of their session holds back (the start guard's rule). */
+  behindUnfinished(runIds: readonly string[]): Promise<Set<string>>;
   /** Applies a recovery decision to a stale run; null when it is no longer stale or active. */
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null>;
 

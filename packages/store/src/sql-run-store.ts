@@ -33,7 +33,15 @@ import { heartbeat } from "./ops/heartbeat";
 import { listRuns } from "./ops/list-runs";
 import { overview } from "./ops/overview";
 import { expireParkedRuns, parkRun, resumeRun } from "./ops/parked-runs";
-import { getRun, listRunEvents, listRunSteps, listSessionRuns, previousOutput } from "./ops/reads";
+import {
+  behindUnfinished,
+  claimHolders,
+  getRun,
+  listRunEvents,
+  listRunSteps,
+  listSessionRuns,
+  previousOutput,
+} from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
 import { eventPosition, type StreamRead, streamEventsBatch } from "./ops/stream-events";
@@ -235,6 +243,14 @@ export class SqlRunStore implements RunStore {
 
   findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     return findStaleRuns(this.ctx, query);
+  }
+
+  claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>> {
+    return claimHolders(this.ctx, locks);
+  }
+
+  behindUnfinished(runIds: readonly string[]): Promise<Set<string>> {
+    return behindUnfinished(this.ctx, runIds);
   }
 
   recoverRun(request: RecoveryRequest): Promise<RecoveredRun | null> {

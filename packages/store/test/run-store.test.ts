@@ -290,6 +290,32 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     });
   });
 
+  it("names the run executing under a session lock's token, and none for another token or session", async () => {
+    const held = (await store.createRun(newRun("s-holder"))).run;
+    await store.createRun(newRun("s-holder"));
+    await store.startRun({ runId: held.id, token: "t-held" }, "host-h/w1");
+    const holders = await store.claimHolders([
+      { sessionId: "s-holder", token: "t-held" },
+      { sessionId: "s-holder", token: "t-other" },
+      { sessionId: "s-elsewhere", token: "t-held" },
+    ]);
+    expect([...holders.keys()]).toEqual(["t-held"]);
+    expect(holders.get("t-held")).toMatchObject({ id: held.id, workerId: "host-h/w1", status: "running" });
+    await store.finishRun({ runId: held.id, token: "t-held" }, { status: "completed" });
+    expect((await store.claimHolders([{ sessionId: "s-holder", token: "t-held" }])).size).toBe(0);
+  });
+
+  it("names the runs an earlier unfinished run of their session holds back", async () => {
+    const first = (await store.createRun(newRun("s-behind"))).run;
+    const second = (await store.createRun(newRun("s-behind"))).run;
+    const alone = (await store.createRun(newRun("s-alone"))).run;
+    expect(await store.behindUnfinished([first.id, second.id, alone.id])).toEqual(new Set([second.id]));
+    await store.startRun({ runId: first.id, token: "t" }, "w1");
+    expect(await store.behindUnfinished([second.id])).toEqual(new Set([second.id]));
+    await store.finishRun({ runId: first.id, token: "t" }, { status: "completed" });
+    expect(await store.behindUnfinished([second.id])).toEqual(new Set());
+  });
+
   it("recovers a stale run: fail closed, or requeue at the front of its session", async () => {
     const stale = (await store.createRun(newRun("s-rec"))).run;
     const behind = (await store.createRun(newRun("s-rec"))).run;

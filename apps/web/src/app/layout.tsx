@@ -37,6 +37,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <Link href="/storage#pool">Pool</Link>
               <Link href="/dead-letters">Dead letters</Link>
               <Link href="/bulk-actions">Bulk actions</Link>
+              <Link href="/health">Health</Link>
               <Link href="/audit">Audit</Link>
             </nav>
             <div className="spacer" />

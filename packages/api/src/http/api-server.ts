@@ -17,7 +17,7 @@ import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ApiServerOptions {
   /** What the API asks of the engine. */
-  engine: Pick<RunEngine, "service" | "fleet" | "streams" | "audit" | "bulk">;
+  engine: Pick<RunEngine, "service" | "fleet" | "streams" | "audit" | "bulk" | "sessions" | "jams">;
   metrics: HttpMetrics;
   logger: Logger;
   /** The tokens the API accepts, each with its name and role; none: loopback only, open to all. */

@@ -63,6 +63,30 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "GET",
+    path: "/api/v1/sessions/:sessionId/inspect",
+    status: 200,
+    call: (c, r) => c.admin.inspectSession({ ...r.query, sessionId: r.params.sessionId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/sessions/:sessionId/cancel-queued",
+    status: 200,
+    call: (c, r) => c.admin.cancelQueued({ ...objectBody(r.body), sessionId: r.params.sessionId! } as never),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/health/jams",
+    status: 200,
+    call: (c) => c.admin.jams(),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/health/jams/:kind/repair",
+    status: 200,
+    call: (c, r) => c.admin.repairJams({ ...objectBody(r.body), kind: r.params.kind! } as never),
+  },
+  {
+    method: "GET",
     path: "/api/v1/runs/:runId",
     status: 200,
     call: (c, r) => c.runs.get({ ...r.query, runId: r.params.runId! }),

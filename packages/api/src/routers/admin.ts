@@ -8,16 +8,22 @@ import {
 import { procedure, router } from "../trpc";
 import { bulkProcedures } from "./bulk";
 import { streamSignal } from "./event-items";
+import { sessionsAdminProcedures } from "./sessions-admin";
 
 export const adminRouter = router({
   ...bulkProcedures,
+  ...sessionsAdminProcedures,
 
   runs: procedure
     .meta({ ability: "view" })
     .input(listStorageRunsInput)
     .query(({ ctx, input }) => ctx.service.listStorageRuns(input)),
 
-  overview: procedure.meta({ ability: "view" }).query(({ ctx }) => ctx.service.overview()),
+  /** The store's counts, and the jammed sessions' of each kind (docs/spec.md §7). */
+  overview: procedure.meta({ ability: "view" }).query(async ({ ctx }) => {
+    const [overview, jams] = await Promise.all([ctx.service.overview(), ctx.jams.counts()]);
+    return { ...overview, jams };
+  }),
 
   /** Quarantined runs by reason × error code × workspace: a group is requeued by a bulk action of its filter. */
   deadLetters: procedure

@@ -1,36 +1,38 @@
+import { enqueueLost, findLongAwaiting, sessionsOf } from "../jams/lost-runs";
 import { type MaintenancePlugin, sharedScanInterval } from "./task";
+
+/** Empty ready entries dropped per pass. */
+const SURVEY_LIMIT = 1_000;
 
 /**
  * Reconciles the queue with the store, the source of truth: runs the store says await a
  * slot (queued, or parked with their tool result) that the queue has lost (waiting longer
  * than a claim can take to start, and in no claim's hands) are enqueued again at their
  * place; the sessions of such runs that the queue holds but nothing could claim (not
- * locked, not ready) are made ready; entries whose run awaits no slot are dropped.
+ * locked, not ready) are made ready; ready entries of sessions with nothing to claim are
+ * dropped; entries whose run awaits no slot are dropped. The repairs of the `lost_run`,
+ * `lost_wake` and `stale_ready` jams (docs/spec.md §7) do the same on demand.
  */
 export const queueReconcile: MaintenancePlugin = ({ host, settings }) => ({
   name: "queue-reconcile",
   intervalMs: sharedScanInterval(settings),
   async run() {
     const { store, queue, logger } = host;
-    const long = await store.listAwaitingSlot({
-      enqueuedBefore: Date.now() - settings.staleAfterMs,
-      limit: 1_000,
-    });
-    const lostIds = new Set(await queue.lost(long));
-    // Read again after the queue: a run that started and ended between the two reads is not lost.
-    const still = lostIds.size > 0 ? await store.awaitingSlot([...lostIds]) : new Set<string>();
-    const lost = long.filter((e) => lostIds.has(e.runId) && still.has(e.runId));
-    if (lost.length > 0) {
-      await queue.enqueue(lost);
-      logger.warn({ runs: lost.length }, "queued runs missing from the queue were enqueued again");
+    const { lost, held } = await findLongAwaiting(store, queue, Date.now() - settings.staleAfterMs, 1_000);
+    const again = await enqueueLost(store, queue, lost);
+    if (again.length > 0) {
+      logger.warn({ runs: again.length }, "queued runs missing from the queue were enqueued again");
     }
-    const waiting = new Set(long.filter((e) => !lostIds.has(e.runId)).map((e) => e.sessionId));
-    const stranded = await queue.readyStranded([...waiting]);
+    const stranded = await queue.readyStranded(sessionsOf(held));
     if (stranded.length > 0) {
       logger.warn(
         { sessions: stranded.length },
         "sessions with queued runs but no way to be claimed were made ready",
       );
+    }
+    const emptied = await queue.dropEmptyReady((await queue.survey(SURVEY_LIMIT)).emptyReady);
+    if (emptied.length > 0) {
+      logger.warn({ sessions: emptied.length }, "ready entries of sessions with no runs dropped");
     }
     if ((await queue.size()) <= (await store.countAwaitingSlot())) return;
     let dropped = 0;

@@ -70,11 +70,43 @@ export async function recoverRun(
   return action;
 }
 
+/** What became of one stale run: its recovery, `held` (its host's live lease lists it), or `gone` (no longer stale). */
+export type StaleRunOutcome = "requeued" | "failed" | "quarantined" | "cancelled" | "held" | "gone";
+
 /**
- * Recovers every stale active run of the store, batch by batch, except those that
- * the live lease of the host executing them still lists: their execution, side
- * effects included, may still be going on.
+ * Recovers these stale runs, except those that the live lease of the host executing them
+ * still lists: their execution, side effects included, may still be going on. Shared by the
+ * periodic scan and the on-demand repair of `stale_active` jams. Returns each run's outcome.
  */
+export async function recoverStaleBatch(
+  stale: readonly Run[],
+  options: RecoveryOptions,
+): Promise<Map<string, StaleRunOutcome>> {
+  const hostOf = (run: Run) => (run.workerId ? hostOfWorker(run.workerId) : null);
+  const hosts = [...new Set(stale.map(hostOf).filter((h): h is string => h !== null))];
+  const leased = await options.leases.runsOf(hosts);
+  const outcomes = new Map<string, StaleRunOutcome>();
+  for (const run of stale) {
+    const host = hostOf(run);
+    const alive = host !== null && (leased.get(host)?.has(run.id) ?? false);
+    const action = await recoverRun(run, options, alive);
+    outcomes.set(
+      run.id,
+      alive
+        ? "held"
+        : !action
+          ? "gone"
+          : action.action === "cancel"
+            ? "cancelled"
+            : action.action === "requeue"
+              ? "requeued"
+              : action.state,
+    );
+  }
+  return outcomes;
+}
+
+/** Recovers every stale active run of the store, batch by batch (recoverStaleBatch). */
 export async function recoverStaleRuns(options: RecoveryOptions, batchSize = 100): Promise<RecoverySummary> {
   const summary: RecoverySummary = { requeued: 0, failed: 0, quarantined: 0, cancelled: 0, held: 0 };
   let after: { sessionId: string; id: string } | undefined;
@@ -87,17 +119,7 @@ export async function recoverStaleRuns(options: RecoveryOptions, batchSize = 100
     if (stale.length === 0) return summary;
     const last = stale[stale.length - 1]!;
     after = { sessionId: last.sessionId, id: last.id };
-    const hostOf = (run: Run) => (run.workerId ? hostOfWorker(run.workerId) : null);
-    const hosts = [...new Set(stale.map(hostOf).filter((h): h is string => h !== null))];
-    const leased = await options.leases.runsOf(hosts);
-    for (const run of stale) {
-      const host = hostOf(run);
-      const alive = host !== null && (leased.get(host)?.has(run.id) ?? false);
-      const action = await recoverRun(run, options, alive);
-      if (alive) summary.held++;
-      if (!action) continue;
-      if (action.action === "cancel") summary.cancelled++;
-      else summary[action.action === "requeue" ? "requeued" : action.state]++;
-    }
+    for (const outcome of (await recoverStaleBatch(stale, options)).values())
+      if (outcome !== "gone") summary[outcome]++;
   }
 }

@@ -7,8 +7,10 @@
 -- KEYS: readySub, readyNormal, entries
 -- ARGV: base, fair-share digest, fair-share configuration or "", sessionId, token, the
 -- lock's workspaceId, putBack entry JSON or "", ready "1" | "0", ready score to take back
--- (a claim whose run did not start: it keeps its place in line) or ""
--- Returns 1 when the token held the lock.
+-- (a claim whose run did not start: it keeps its place in line) or "", the most time the
+-- lock may have left to be dropped or "" (an orphan's repair: a holder that renewed it
+-- since keeps it, docs/spec.md §7)
+-- Returns 1 when the token held the lock (and, given a most time left, had no more).
 local session, token, lockWs = ARGV[4], ARGV[5], ARGV[6]
 --@include server-time
 --@include lanes
@@ -17,7 +19,8 @@ local session, token, lockWs = ARGV[4], ARGV[5], ARGV[6]
 
 local held = 0
 local lock = base .. "lock:" .. session
-if redis.call("GET", lock) == token then
+if redis.call("GET", lock) == token
+  and (ARGV[10] == "" or redis.call("PTTL", lock) <= tonumber(ARGV[10])) then
   redis.call("DEL", lock)
   -- Held locks are kept for capped workspaces only: none without a configuration.
   if fairShareConfigured then

@@ -653,6 +653,31 @@ export class MemoryRunStore implements RunStore {
     return [...byWorkspace.values()].sort((a, b) => compareText(a.workspaceId, b.workspaceId));
   }
 
+  async claimHolders(locks: readonly { sessionId: string; token: string }[]): Promise<Map<string, Run>> {
+    const holders = new Map<string, Run>();
+    for (const row of this.db.runs.values()) {
+      if (row.claim_token === null || !isActive(row.status as RunStatus)) continue;
+      if (locks.some((l) => l.sessionId === row.session_id && l.token === row.claim_token))
+        holders.set(row.claim_token, this.run(row));
+    }
+    return holders;
+  }
+
+  async behindUnfinished(runIds: readonly string[]): Promise<Set<string>> {
+    const rows = [...this.db.runs.values()];
+    return new Set(
+      runIds.filter((id) => {
+        const later = this.db.runs.get(id);
+        return (
+          later !== undefined &&
+          rows.some(
+            (r) => r.session_id === later.session_id && r.queue_seq < later.queue_seq && unfinished(r.status),
+          )
+        );
+      }),
+    );
+  }
+
   async findStaleRuns(query: StaleRunQuery): Promise<Run[]> {
     const { after } = query;
     const bySessionThenId = (a: RunRecord, b: RunRecord) =>

@@ -2,7 +2,7 @@ import type { Run, RunEvent, RunStep } from "@oah/contract";
 import type { RunStatus } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeEvent, decodeRun, decodeStep, type EventRow, type RunRow, type StepRow } from "../rows";
-import { runColumns } from "../sql-fragments";
+import { ACTIVE, runColumns, UNFINISHED } from "../sql-fragments";
 import type { OpContext } from "./context";
 
 interface Page {
@@ -59,4 +59,43 @@ export async function statusesOf(
   const rows = await db.all<{ id: string; status: RunStatus }>(sql`SELECT id, status FROM runs
     WHERE id IN (${ids})`);
   return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/**
+ * The executions holding these session locks: the active run of each session whose claim token
+ * is the lock's, by token (absent: no run executes under it). Read by session, through its index.
+ */
+export async function claimHolders(
+  { db }: OpContext,
+  locks: readonly { sessionId: string; token: string }[],
+): Promise<Map<string, Run>> {
+  if (locks.length === 0) return new Map();
+  const sessions = sql.join(
+    [...new Set(locks.map((l) => l.sessionId))].map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await db.all<RunRow>(sql`SELECT ${runColumns} FROM runs
+    WHERE session_id IN (${sessions}) AND claim_token IS NOT NULL AND status IN (${ACTIVE})`);
+  const wanted = new Set(locks.map((l) => `${l.sessionId} ${l.token}`));
+  return new Map(
+    rows
+      .filter((r) => wanted.has(`${r.session_id} ${r.claim_token}`))
+      .map((r) => [r.claim_token!, decodeRun(r, db)]),
+  );
+}
+
+/**
+ * Those of these runs that an earlier unfinished run of their session holds back (the store's
+ * start guard): their session waits for that run to end, not for a wake.
+ */
+export async function behindUnfinished({ db }: OpContext, runIds: readonly string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const ids = sql.join(
+    runIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await db.all<{ id: string }>(sql`SELECT later.id FROM runs AS later
+    WHERE later.id IN (${ids}) AND EXISTS (SELECT 1 FROM runs AS earlier WHERE earlier.session_id = later.session_id
+      AND earlier.queue_seq < later.queue_seq AND earlier.status IN (${UNFINISHED}))`);
+  return new Set(rows.map((r) => r.id));
 }

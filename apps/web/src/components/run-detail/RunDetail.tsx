@@ -3,6 +3,7 @@
 import type { Run, RunEvent, RunStep } from "@oah/contract";
 import Link from "next/link";
 import { noticeClass } from "@/lib/notice";
+import { inspectorHref } from "@/lib/sessions/links";
 import { sessionHref } from "@/lib/storage-links";
 import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
@@ -46,7 +47,8 @@ export function RunDetail({ runId }: { runId: string }) {
     <div className="run-detail">
       <p className="crumbs">
         <Link href="/storage">← Runs</Link> ·{" "}
-        <Link href={sessionHref(r.sessionId)}>session {r.sessionId}</Link>
+        <Link href={sessionHref(r.sessionId)}>session {r.sessionId}</Link> ·{" "}
+        <Link href={inspectorHref(r.sessionId)}>inspect the session</Link>
       </p>
       <RefreshErrorBanner
         errors={[run.error, events.error, steps.error]}

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useMay } from "@/lib/actor";
 import { isRequeueEligible } from "@/lib/runs";
 import { attemptsTitle, quarantineReason } from "@/lib/runs-panel/row";
+import { inspectorHref } from "@/lib/sessions/links";
 import type { RunFilters } from "@/lib/storage-filters/view";
 import { sessionHref } from "@/lib/storage-links";
 import { Code, ParkedBadge, RecoveryBadge, StatusBadge } from "../Badges";
@@ -53,7 +54,15 @@ export function RunRow({
         <Link href={sessionHref(run.sessionId, filters)} className="plain-link">
           {run.sessionId}
         </Link>
-        <span className="subtle">#{run.seq}</span>
+        <span className="subtle">#{run.seq}</span>{" "}
+        <Link
+          href={inspectorHref(run.sessionId)}
+          className="plain-link subtle"
+          aria-label={`Inspect session ${run.sessionId}`}
+          title="Inspect the session"
+        >
+          ⌕
+        </Link>
       </td>
       <td>
         <StatusBadge status={run.status} /> <ParkedBadge parked={run.metadata?.parked} />

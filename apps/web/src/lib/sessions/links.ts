@@ -1,0 +1,2 @@
+/** The session inspector's page of one session. */
+export const inspectorHref = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
