@@ -1,4 +1,4 @@
-import { appRouter, HTTP_ROUTES } from "@oah/api";
+import { appRouter, HTTP_ROUTES, type HttpRoute, routeCall } from "@oah/api";
 import { ROLES, type Role } from "@oah/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -199,7 +199,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
           ...(route.method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
         });
         const answer = (await response.json()) as { error?: { code: string } };
-        const procedure = procedureOf(route.method, route.path);
+        const procedure = procedureOf(route);
         if (MAY_CALL[procedure]!.includes(role)) {
           expect(response.status, `${role} ${route.method} ${route.path}`).not.toBe(403);
         } else {
@@ -223,42 +223,9 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
   });
 });
 
-/** The procedure an HTTP route calls, as the route table has it. */
-function procedureOf(method: string, path: string): string {
-  const table: Record<string, string> = {
-    "POST /api/v1/sessions/:sessionId/runs": "runs.submit",
-    "GET /api/v1/sessions/:sessionId/runs": "runs.listBySession",
-    "GET /api/v1/sessions/:sessionId/events": "sessions.events",
-    "GET /api/v1/runs/:runId": "runs.get",
-    "GET /api/v1/runs/:runId/events": "runs.events",
-    "GET /api/v1/runs/:runId/steps": "runs.steps",
-    "POST /api/v1/runs/:runId/cancel": "runs.cancel",
-    "POST /api/v1/runs/:runId/tool-results": "runs.submitToolResult",
-    "POST /api/v1/runs/:runId/requeue": "admin.requeue",
-    "POST /api/v1/runs/requeue": "admin.requeueMany",
-    "POST /api/v1/runs/batch": "runs.submitMany",
-    "GET /api/v1/storage/runs": "admin.runs",
-    "GET /api/v1/storage/overview": "admin.overview",
-    "GET /api/v1/storage/dead-letters": "admin.deadLetters",
-    "GET /api/v1/pool": "admin.pool",
-    "GET /api/v1/audit": "admin.audit",
-    "POST /api/v1/bulk-actions": "admin.bulkAction",
-    "GET /api/v1/bulk-actions": "admin.bulkActions",
-    "GET /api/v1/bulk-actions/:id": "admin.bulkActionGet",
-    "GET /api/v1/bulk-actions/:id/items": "admin.bulkActionItems",
-    "POST /api/v1/bulk-actions/:id/abort": "admin.bulkActionAbort",
-    "GET /api/v1/sessions/:sessionId/inspect": "admin.inspectSession",
-    "POST /api/v1/sessions/:sessionId/cancel-queued": "admin.cancelQueued",
-    "GET /api/v1/health/jams": "admin.jams",
-    "POST /api/v1/health/jams/:kind/repair": "admin.repairJams",
-    "GET /api/v1/auth/whoami": "auth.whoami",
-    "POST /api/v1/hosts/:hostId/cordon": "fleet.cordon",
-    "POST /api/v1/hosts/:hostId/uncordon": "fleet.uncordon",
-    "POST /api/v1/hosts/:hostId/drain": "fleet.drain",
-    "POST /api/v1/fleet/rollout": "fleet.rollout",
-    "GET /api/v1/fleet/rollout/:rolloutId": "fleet.rolloutProgress",
-  };
-  const procedure = table[`${method} ${path}`];
-  if (!procedure) throw new Error(`the roles test does not know the route ${method} ${path}`);
-  return procedure;
+/** The procedure an HTTP route calls, as its own `call` says. */
+function procedureOf(route: HttpRoute): string {
+  const call = routeCall(route);
+  if (!call) throw new Error(`the route ${route.method} ${route.path} calls no procedure`);
+  return call.procedure;
 }
