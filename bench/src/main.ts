@@ -26,6 +26,7 @@ import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./work
 import { type ParkedRound, parkedOnce } from "./workloads/parked";
 import { type PartsResult, partsOnce } from "./workloads/parts";
 import { type StreamsResult, streamsOnce } from "./workloads/streams";
+import { type SubmitRound, submitOnce } from "./workloads/submit";
 import { type ThroughputResult, throughputOnce } from "./workloads/throughput";
 
 const plan = readCommandLine(BENCH_USAGE, { options: BENCH_OPTIONS }, benchPlan);
@@ -453,6 +454,36 @@ async function main(): Promise<void> {
       ratio,
       sandboxRssMbAlone: of((r) => r.sandboxRssMbAlone),
       sandboxRssMbBesideParked: of((r) => r.sandboxRssMbBesideParked),
+    };
+  }
+
+  // (i) submission over HTTP
+  if (plan.workloads.has("i")) {
+    const shape = plan.submit;
+    const rounds: SubmitRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(i) ${shape.singles} single submissions from ${shape.clients} clients, then ${shape.batched} runs in ` +
+          `batches of ${shape.batchSize}, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await submitOnce((task) => withPeer("oahSplit", (peer) => task(peer as OahSplit)), shape));
+    }
+    const single = summary(rounds.map((r) => r.singlePerSec));
+    const batched = summary(rounds.map((r) => r.batchedPerSec));
+    absolute.push(
+      { figure: `single submissions over HTTP, ${shape.clients} clients, Redis+PG (runs/s)`, value: single },
+      {
+        figure: `batched submissions over HTTP, ${shape.batchSize} a batch, Redis+PG (runs/s)`,
+        value: batched,
+      },
+    );
+    results.submit = {
+      unit: "runs accepted per second, as the clients see it; oah-api --api-only on Redis + PostgreSQL, no worker",
+      shape,
+      singlePerSec: single.median,
+      batchedPerSec: batched.median,
+      single,
+      batched,
     };
   }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
 
-export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "k", "p", "s"] as const;
+export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "i", "k", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -11,10 +11,11 @@ Runs the same workloads on oah and on its peers, alternating them within each
 repetition, prints a table of medians (min–max) with the ratios oah / peer, and
 writes bench/results/latest.json.
 
-  --quick               workloads a and b only, smaller, 1 repetition
+  --quick               workloads a (8 slots), b, f and i only, smaller, 1 repetition
   --workloads a,b,...   a throughput, b dispatch latency, c mixed, d admin at
                         1,000,000 runs, e memory, f the store alone and the queue alone,
-                        g what a command's sandbox costs, k 500×20 no-op runs while a
+                        g what a command's sandbox costs, i submissions over HTTP,
+                        single from 64 clients and in batches of 1,000 (oah only), k 500×20 no-op runs while a
                         bulk requeue works through 20,000 dead letters (oah only), p 500×20 no-op runs beside
                         5,000 parked sessions on one sandbox (oah only), s 1,000 open
                         event streams and the time an event takes from a sandbox to
@@ -51,12 +52,12 @@ export function benchPlan(values: BenchOptionValues) {
     workloads: new Set<Workload>(
       values.workloads === undefined
         ? quick
-          ? ["a", "b"]
+          ? ["a", "b", "f", "i"]
           : WORKLOADS
         : namesFrom("workloads", values.workloads, WORKLOADS),
     ),
     peers: values.peers === undefined ? [...PEER_IDS] : namesFrom<PeerId>("peers", values.peers, PEER_IDS),
-    throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: [8, 32] },
+    throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: quick ? [8] : [8, 32] },
     dispatch: { samples: quick ? 100 : 200 },
     mixed: { ratePerSecond: 200, seconds: 10 },
     admin: { runs: 1_000_000, rounds: 3, requestsPerRound: 10, warmUp: 3, sqlite: true },
@@ -65,5 +66,12 @@ export function benchPlan(values: BenchOptionValues) {
     streams: { streams: quick ? 200 : 1_000, runsPerSession: 3, runsPerSecond: quick ? 50 : 200 },
     parked: { parked: 5_000, sessions: 500, runsPerSession: 20, slots: 8 },
     bulk: { quarantined: 20_000, sessions: 500, runsPerSession: 20, slots: 8 },
+    submit: {
+      singles: quick ? 5_000 : 20_000,
+      clients: 64,
+      batched: quick ? 20_000 : 100_000,
+      batchSize: 1_000,
+      batchClients: 4,
+    },
   };
 }

@@ -18,6 +18,11 @@ export class OahSplit extends OahRedisPgPeer {
     await this.startApi({}, ["--api-only"]);
   }
 
+  /** A fresh store and the API on it, no worker: for submissions alone. */
+  async startApiOnly(): Promise<void> {
+    await this.ensureStore();
+  }
+
   /** The store's PostgreSQL URL, once the store exists. */
   databaseUrl(): string {
     const url = this.env.OAH_DATABASE_URL;
