@@ -67,6 +67,17 @@ test.describe("dead letters", () => {
 
     await page.goto("/bulk-actions");
     await expect(page.locator(`tr[data-job-id="${jobId}"]`)).toContainText("completed");
+
+    // The audit log keeps the dry run and the start, under the console's token's name.
+    const { actor } = (await api.get<{ actor: { name: string } }>("/api/v1/auth/whoami")).body;
+    await page.goto("/audit");
+    const log = page.getByRole("table", { name: "Audit log" });
+    await expect(
+      log.locator(`tr[data-audit-action="bulk.start"][data-actor="${actor.name}"]`).first(),
+    ).toContainText(jobId);
+    await expect(
+      log.locator(`tr[data-audit-action="bulk.dry_run"][data-actor="${actor.name}"]`).first(),
+    ).toBeVisible();
   });
 
   test("cancels every run a Storage filter matches, shown first as a dry run", async ({ page, oah }) => {

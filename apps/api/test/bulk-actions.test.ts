@@ -205,6 +205,15 @@ describe("bulk actions by filter", () => {
     );
     const aborted = (await call<BulkJob>(api, "POST", `/api/v1/bulk-actions/${job.id}/abort`, {})).body;
     expect(aborted.status).toBe("aborted");
+    // The audit log names the job a start made, and the job an abort stopped.
+    const audit = (
+      await call<{ items: { action: string; target: string | null }[] }>(api, "GET", "/api/v1/audit")
+    ).body.items;
+    expect(audit.slice(0, 3).map((e) => [e.action, e.target])).toEqual([
+      ["bulk.abort", job.id],
+      ["bulk.start", job.id],
+      ["bulk.dry_run", null],
+    ]);
     await new Promise((r) => setTimeout(r, 1_500));
     const after = (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${job.id}`)).body;
     expect(after).toMatchObject({ status: "aborted", done: aborted.done });

@@ -38,6 +38,8 @@ export interface ProcedureMeta {
   audit?: AuditAction | ((input: unknown) => AuditAction);
   /** What the audit log keeps of a done action's result beside `ok` (a repair: how many sessions it repaired and skipped). */
   auditFigures?: (result: never) => AuditFigures;
+  /** The target of an action whose input names none, read from its result (a bulk job it started). */
+  auditTarget?: (result: never) => string | null;
 }
 
 const t = initTRPC
@@ -113,7 +115,9 @@ const audited = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
         message: result.error.message,
       };
   const action = typeof meta.audit === "function" ? meta.audit(input) : meta.audit;
-  await ctx.audit.record(ctx.actor, auditedCall(action, input), outcome);
+  const call = auditedCall(action, input);
+  if (call.target === null && result.ok && meta.auditTarget) call.target = meta.auditTarget(result.data as never);
+  await ctx.audit.record(ctx.actor, call, outcome);
   return result;
 });
 

@@ -9,6 +9,7 @@ export const bulkProcedures = {
       ability: "operate",
       audit: (input) =>
         (input as { dryRun?: unknown } | undefined)?.dryRun === true ? "bulk.dry_run" : "bulk.start",
+      auditTarget: (result: { job?: { id: string } }) => result.job?.id ?? null,
     })
     .input(bulkActionInput)
     .mutation(async ({ ctx, input }) =>
