@@ -116,7 +116,8 @@ const audited = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
       };
   const action = typeof meta.audit === "function" ? meta.audit(input) : meta.audit;
   const call = auditedCall(action, input);
-  if (call.target === null && result.ok && meta.auditTarget) call.target = meta.auditTarget(result.data as never);
+  if (call.target === null && result.ok && meta.auditTarget)
+    call.target = meta.auditTarget(result.data as never);
   await ctx.audit.record(ctx.actor, call, outcome);
   return result;
 });
