@@ -487,6 +487,37 @@ async function main(): Promise<void> {
     };
   }
 
+  // (l) sessions scale: the same runs over many sessions, or few
+  if (plan.workloads.has("l")) {
+    const { slots, shapes } = plan.scale;
+    const raw = new Map<string, number[]>();
+    for (let rep = 1; rep <= plan.reps; rep++)
+      for (const [sessions, runsPerSession] of shapes) {
+        log(`(l) ${sessions}×${runsPerSession} no-op runs, ${slots} slots, repetition ${rep}/${plan.reps}`);
+        const r = await withPeer("oahRedisPg", (p) => throughputOnce(p, sessions, runsPerSession, slots));
+        add(raw, `${sessions}x${runsPerSession}`, r.runsPerSecond);
+      }
+    const [base, ...others] = shapes.map(([s, r]) => `${s}x${r}`);
+    const byShape = Object.fromEntries([...raw].map(([shape, xs]) => [shape, summary(xs)]));
+    const ratios = Object.fromEntries(
+      others.map((shape) => [
+        shape,
+        Math.round((byShape[shape]!.median / byShape[base!]!.median) * 100) / 100,
+      ]),
+    );
+    for (const shape of others)
+      absolute.push({
+        figure: `sessions scale, oah Redis+PG, ${slots} slots: ${shape} / ${base} (throughput ratio)`,
+        value: String(ratios[shape]!),
+      });
+    results.scale = {
+      unit: "runs/s of oah Redis+PG (embedded pool), completed / (last end − first start); the ratios against the first shape",
+      slots,
+      runsPerSecond: byShape,
+      ratios,
+    };
+  }
+
   // (k) the workers beside a bulk action
   if (plan.workloads.has("k")) {
     const shape = plan.bulk;

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
 
-export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "i", "k", "p", "s"] as const;
+export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "i", "k", "l", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -16,7 +16,8 @@ writes bench/results/latest.json.
                         1,000,000 runs, e memory, f the store alone and the queue alone,
                         g what a command's sandbox costs, i submissions over HTTP,
                         single from 64 clients and in batches of 1,000 (oah only), k 500×20 no-op runs while a
-                        bulk requeue works through 20,000 dead letters (oah only), p 500×20 no-op runs beside
+                        bulk requeue works through 20,000 dead letters (oah only), l sessions scale:
+                        10,000×1 and 100×100 beside 500×20 (oah only), p 500×20 no-op runs beside
                         5,000 parked sessions on one sandbox (oah only), s 1,000 open
                         event streams and the time an event takes from a sandbox to
                         them (oah only)
@@ -66,6 +67,14 @@ export function benchPlan(values: BenchOptionValues) {
     streams: { streams: quick ? 200 : 1_000, runsPerSession: 3, runsPerSecond: quick ? 50 : 200 },
     parked: { parked: 5_000, sessions: 500, runsPerSession: 20, slots: 8 },
     bulk: { quarantined: 20_000, sessions: 500, runsPerSession: 20, slots: 8 },
+    scale: {
+      slots: 8,
+      shapes: [
+        [500, 20],
+        [10_000, 1],
+        [100, 100],
+      ] as [number, number][],
+    },
     submit: {
       singles: quick ? 5_000 : 20_000,
       clients: 64,
