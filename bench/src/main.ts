@@ -12,6 +12,7 @@ import { readCommandLine } from "./command-line";
 import { formatJson } from "./json";
 import { elapsedSeconds, log, print } from "./log";
 import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from "./peers";
+import type { OahRedisPgEmbedded } from "./peers/oah-redis-pg-embedded";
 import type { OahSplit } from "./peers/oah-split";
 import { BENCH_OPTIONS, BENCH_USAGE, benchPlan } from "./plan";
 import { findServices, type Services } from "./services";
@@ -21,6 +22,7 @@ import { type AdminResult, adminBench } from "./workloads/admin";
 import { type BulkRound, bulkOnce } from "./workloads/bulk";
 import { type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
+import { type LongRunsRound, longRunsOnce } from "./workloads/long-runs";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
 import { MIXED_SESSIONS, MIXED_SLOTS, type MixedResult, mixedOnce } from "./workloads/mixed";
 import { type ParkedRound, parkedOnce } from "./workloads/parked";
@@ -484,6 +486,45 @@ async function main(): Promise<void> {
       batchedPerSec: batched.median,
       single,
       batched,
+    };
+  }
+
+  // (h) long runs on one host of 1,000 slots
+  if (plan.workloads.has("h")) {
+    const shape = plan.longRuns;
+    const rounds: LongRunsRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(h) ${shape.sessions}×${shape.runsPerSession} runs of ${shape.runMs} ms on one host of ${shape.slots} slots, ` +
+          `then ${shape.slots} active runs' heartbeats, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(
+        await longRunsOnce(
+          (task) => withPeer("oahRedisPg", (peer) => task(peer as OahRedisPgEmbedded)),
+          shape,
+        ),
+      );
+    }
+    const of = (pick: (r: LongRunsRound) => number) => summary(rounds.map(pick));
+    const drainRatio = of((r) => r.drainRatio);
+    const hostCpu = of((r) => r.hostCpuPercent);
+    const postgresCpu = of((r) => r.postgresCpuPercent);
+    absolute.push(
+      {
+        figure: `long runs: drain / ideal (${rounds[0]!.idealSeconds} s), ${shape.slots} slots on one host`,
+        value: drainRatio,
+      },
+      { figure: `${shape.slots} active runs: oah host CPU (% of one core)`, value: hostCpu },
+      { figure: `${shape.slots} active runs: PostgreSQL CPU (% of one core)`, value: postgresCpu },
+    );
+    results.longRuns = {
+      unit: "drain = last end − first start (s), against the ideal; CPU in % of one core over the sample, all runs active",
+      shape,
+      drainSeconds: of((r) => r.drainSeconds),
+      idealSeconds: rounds[0]!.idealSeconds,
+      drainRatio,
+      hostCpuPercent: hostCpu,
+      postgresCpuPercent: postgresCpu,
     };
   }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
 
-export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "i", "k", "l", "p", "s"] as const;
+export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "k", "l", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -14,7 +14,9 @@ writes bench/results/latest.json.
   --quick               workloads a (8 slots), b, f and i only, smaller, 1 repetition
   --workloads a,b,...   a throughput, b dispatch latency, c mixed, d admin at
                         1,000,000 runs, e memory, f the store alone and the queue alone,
-                        g what a command's sandbox costs, i submissions over HTTP,
+                        g what a command's sandbox costs, h long runs: 1,000 sessions × 3
+                        runs of 1 s on one host of 1,000 slots, and the CPU of 1,000 active
+                        runs' heartbeats (oah only), i submissions over HTTP,
                         single from 64 clients and in batches of 1,000 (oah only), k 500×20 no-op runs while a
                         bulk requeue works through 20,000 dead letters (oah only), l sessions scale:
                         10,000×1 and 100×100 beside 500×20 (oah only), p 500×20 no-op runs beside
@@ -67,6 +69,14 @@ export function benchPlan(values: BenchOptionValues) {
     streams: { streams: quick ? 200 : 1_000, runsPerSession: 3, runsPerSecond: quick ? 50 : 200 },
     parked: { parked: 5_000, sessions: 500, runsPerSession: 20, slots: 8 },
     bulk: { quarantined: 20_000, sessions: 500, runsPerSession: 20, slots: 8 },
+    longRuns: {
+      slots: 1_000,
+      sessions: 1_000,
+      runsPerSession: 3,
+      runMs: 1_000,
+      holdMs: 60_000,
+      sampleSeconds: 15,
+    },
     scale: {
       slots: 8,
       shapes: [

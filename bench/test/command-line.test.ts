@@ -15,7 +15,7 @@ describe("the bench's plan from its options", () => {
     [
       "nothing: the whole bench",
       {},
-      { reps: 3, workloads: "a,b,c,d,e,f,g,i,k,l,p,s", peers: 7, out: LATEST },
+      { reps: 3, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
     ],
     ["--quick", { quick: true }, { reps: 1, workloads: "a,b,f,i", peers: 7, out: LATEST }],
     [
@@ -26,7 +26,7 @@ describe("the bench's plan from its options", () => {
     [
       "--reps alone is a selection",
       { reps: "2" },
-      { reps: 2, workloads: "a,b,c,d,e,f,g,i,k,l,p,s", peers: 7, out: CUSTOM },
+      { reps: 2, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: CUSTOM },
     ],
     [
       "--out wins",
@@ -47,7 +47,7 @@ describe("the bench's plan from its options", () => {
     [{ reps: "0" }, '--reps wants a whole number above 0, not "0"'],
     [{ reps: "x" }, '--reps wants a whole number above 0, not "x"'],
     [{ reps: "1.5" }, '--reps wants a whole number above 0, not "1.5"'],
-    [{ workloads: "a,z" }, '--workloads: no "z" (one of a, b, c, d, e, f, g, i, k, l, p, s)'],
+    [{ workloads: "a,z" }, '--workloads: no "z" (one of a, b, c, d, e, f, g, h, i, k, l, p, s)'],
     [{ workloads: "," }, "--workloads names nothing"],
     [
       { peers: "sidekiq" },

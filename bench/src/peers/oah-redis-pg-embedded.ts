@@ -14,6 +14,18 @@ export class OahRedisPgEmbedded extends OahRedisPgPeer {
   readonly label = "oah Redis+PG (oah-api, embedded pool)";
   protected readonly storeName = "redispg";
 
+  /** The one process that takes the API calls and executes the runs. */
+  hostPid(): number {
+    const pid = this.api?.child.pid;
+    if (pid === undefined) throw new Error(`${this.label}: not started`);
+    return pid;
+  }
+
+  /** How many runs have started so far. */
+  startedCount(): Promise<number> {
+    return this.reader!.startedCount();
+  }
+
   async startWorkers(slots: number): Promise<void> {
     await this.ensureStore();
     const n = String(slots);
