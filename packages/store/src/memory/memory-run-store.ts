@@ -28,6 +28,7 @@ import {
   type StatusWriteName,
   writeTarget,
 } from "@oah/core";
+import { cancelOutcomeOf } from "../ops/bulk-jobs";
 import { batchConflict } from "../ops/create-runs";
 import { DEAD_LETTER_EXECUTIONS, groupDeadLetters } from "../ops/dead-letters";
 import { countersOf, overviewOf, type RecoveryTimes } from "../overview";
@@ -886,14 +887,7 @@ export class MemoryRunStore implements RunStore {
         if (cancel.kind === "requested") chunk.cancelRequested.push(item.runId);
         if (cancel.kind === "cancelled" && cancel.parked)
           chunk.parkedCancelled.push({ id: item.runId, sessionId: cancel.run.sessionId });
-        item.outcome =
-          cancel.kind === "cancelled"
-            ? "cancelled"
-            : cancel.kind === "requested"
-              ? "cancel_requested"
-              : cancel.kind === "terminal"
-                ? "run_already_ended"
-                : "run_not_found";
+        item.outcome = cancelOutcomeOf(cancel);
       }
       job.outcomes[item.outcome] = (job.outcomes[item.outcome] ?? 0) + 1;
     }

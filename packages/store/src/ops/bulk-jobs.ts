@@ -83,7 +83,7 @@ export async function leaseBulkJob(ctx: OpContext, owner: string, leaseMs: numbe
 }
 
 /** How a cancel ended, as a job's outcome. */
-const cancelOutcomeOf = (request: CancelRequest): string =>
+export const cancelOutcomeOf = (request: CancelRequest): string =>
   request.kind === "cancelled"
     ? "cancelled"
     : request.kind === "requested"

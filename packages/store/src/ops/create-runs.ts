@@ -7,6 +7,7 @@ import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvents } from "./insert-events";
+import { takePositions } from "./session-positions";
 
 export interface CreatedRun {
   run: Run;
@@ -114,31 +115,22 @@ async function submitRuns(
         )})`);
       for (const row of found) earlier.set(keyOf(row.session_id, row.idempotency_key!), row);
     }
-    const perSession = new Map<string, number>();
     const plan: ({ make: NewRun } | { repeat: RunRow | NewRun; asked: NewRun })[] = runs.map((r) => {
       const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
       const before = key === null ? undefined : earlier.get(key);
       if (before) return { repeat: before, asked: r };
       if (key !== null) earlier.set(key, r);
-      perSession.set(r.sessionId, (perSession.get(r.sessionId) ?? 0) + 1);
       return { make: r };
     });
     const made = new Map<string, RunRow>();
-    if (perSession.size > 0) {
-      const counters = await tx.all<{ id: string; last_seq: number }>(sql`UPDATE sessions
-        SET last_seq = last_seq + CAST(v.column2 AS integer), updated_at = ${now}
-        FROM ${tx.rowsOf(
-          2,
-          [...perSession].map(([id, n]) => [id, String(n)]),
-        )}
-        WHERE sessions.id = v.column1 RETURNING sessions.id, sessions.last_seq`);
-      const next = new Map(counters.map((c) => [c.id, Number(c.last_seq) - perSession.get(c.id)! + 1]));
-      const toMake = plan.flatMap((p) => ("make" in p ? [p.make] : []));
-      const rows = toMake.map((r) => {
-        const seq = next.get(r.sessionId)!;
-        next.set(r.sessionId, seq + 1);
-        return [...columnsOf(r), String(seq), r.idempotencyKey];
-      });
+    const toMake = plan.flatMap((p) => ("make" in p ? [p.make] : []));
+    if (toMake.length > 0) {
+      const seqs = await takePositions(
+        tx,
+        toMake.map((r) => r.sessionId),
+        now,
+      );
+      const rows = toMake.map((r, i) => [...columnsOf(r), String(seqs[i]), r.idempotencyKey]);
       const inserted =
         await tx.all<RunRow>(sql`INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id,
           parent_run_id, priority, executor, input, status, created_at, enqueued_at, timeout_ms, attempt, metadata,

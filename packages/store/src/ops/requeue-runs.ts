@@ -13,6 +13,7 @@ import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { recordRequeues } from "./requeue-record";
+import { takePositions } from "./session-positions";
 
 /**
  * An operator's requeue of each run, one transaction each: to the tail of its session, with
@@ -92,21 +93,12 @@ export async function requeueRunsIn(
   }
   if (eligible.length > 0) {
     // The tail of each session: fresh positions from its counter, one move for all its runs.
-    const perSession = new Map<string, number>();
-    for (const { row } of eligible) perSession.set(row.session_id, (perSession.get(row.session_id) ?? 0) + 1);
-    const counters = await tx.all<{ id: string; last_seq: number }>(sql`UPDATE sessions
-      SET last_seq = last_seq + CAST(v.column2 AS integer), updated_at = ${now}
-      FROM ${tx.rowsOf(
-        2,
-        [...perSession].map(([id, n]) => [id, String(n)]),
-      )}
-      WHERE sessions.id = v.column1 RETURNING sessions.id, sessions.last_seq`);
-    const next = new Map(counters.map((c) => [c.id, Number(c.last_seq) - perSession.get(c.id)! + 1]));
-    const positions = eligible.map(({ row, metadata }) => {
-      const seq = next.get(row.session_id)!;
-      next.set(row.session_id, seq + 1);
-      return [row.id, String(seq), encodeJson(metadata)];
-    });
+    const seqs = await takePositions(
+      tx,
+      eligible.map(({ row }) => row.session_id),
+      now,
+    );
+    const positions = eligible.map(({ row, metadata }, i) => [row.id, String(seqs[i]), encodeJson(metadata)]);
     const requeued = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("manualRequeue")},
         queue_seq = CAST(v.column2 AS integer), output = NULL, error_code = NULL, error_message = NULL,
         started_at = NULL, heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, claim_token = NULL,
