@@ -8,6 +8,7 @@ import type {
 import { OahError } from "@oah/core";
 import { newBulkJobId } from "@oah/core/run-id";
 import type { RunStore } from "@oah/store";
+import { keysetPage } from "../service/keyset-page";
 import { normalizeFilters } from "../service/storage-cursor";
 import { storageQueryOf } from "../service/storage-runs";
 import type { BulkJobRunner } from "./bulk-runner";
@@ -82,8 +83,7 @@ export class BulkService {
       afterPosition: input.cursor === undefined ? undefined : Number(input.cursor),
       limit: input.limit,
     });
-    const last = items[items.length - 1];
-    return { items, nextCursor: items.length === input.limit && last ? String(last.position) : null };
+    return keysetPage(items, input.limit, (last) => last.position);
   }
 
   async abort(id: string): Promise<BulkJob> {

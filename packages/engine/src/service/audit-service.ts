@@ -2,6 +2,7 @@ import type { AuditOutcome, AuditPage, ListAuditInput } from "@oah/contract";
 import type { Actor, AuditAction } from "@oah/core";
 import type { RunStore } from "@oah/store";
 import type { Logger } from "../logger";
+import { keysetPage } from "./keyset-page";
 
 /** What an audited call records besides who, when and its outcome. */
 export interface AuditedCall {
@@ -39,7 +40,6 @@ export class AuditService {
       beforeId: input.cursor === undefined ? undefined : Number(input.cursor),
       limit: input.limit,
     });
-    const last = items[items.length - 1];
-    return { items, nextCursor: items.length === input.limit && last ? String(last.id) : null };
+    return keysetPage(items, input.limit, (last) => last.id);
   }
 }
