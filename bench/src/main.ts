@@ -349,11 +349,29 @@ async function main(): Promise<void> {
     for (const [slots, rs] of raw) {
       const store = summary(rs.map((r) => r.storeAloneRunsPerSecond));
       const queue = summary(rs.map((r) => r.queueAloneRunsPerSecond));
-      bySlots[slots] = { storeAloneRunsPerSecond: store, queueAloneRunsPerSecond: queue };
+      const floor = summary(rs.map((r) => r.floorRunsPerSecond));
+      bySlots[slots] = {
+        storeAloneRunsPerSecond: store,
+        queueAloneRunsPerSecond: queue,
+        floorRunsPerSecond: floor,
+      };
       absolute.push(
         { figure: `store alone (PostgreSQL: start, end, events), ${slots} slots (runs/s)`, value: store },
         { figure: `queue alone (Redis: claim, release), ${slots} slots (runs/s)`, value: queue },
+        { figure: `the floor (a bare table, the same batch shape), ${slots} slots (runs/s)`, value: floor },
+        {
+          figure: `store alone / the floor, ${slots} slots`,
+          value: String(Math.round((store.median / floor.median) * 100) / 100),
+        },
       );
+      const whole = throughputMedians.get(`${slots}:oahRedisPg`);
+      if (whole)
+        absolute.push({
+          figure: `oah Redis+PG / the store alone, ${slots} slots`,
+          value: String(Math.round((whole.median / store.median) * 100) / 100),
+        });
+      if (results.throughput && String(slots) === String(plan.throughput.slots[0]))
+        Object.assign(results.throughput as object, { storeAlone: store.median, floor: floor.median });
       // The store alone is a ceiling of oah Redis+PG's throughput: set it beside the peers'.
       for (const peer of OTHER_IDS) {
         const theirs = throughputMedians.get(`${slots}:${peer}`);

@@ -74,7 +74,7 @@ describe("the bench's command lines", () => {
 
   it.each([
     ["main.js", ["--reps", "x"], '--reps wants a whole number above 0, not "x"'],
-    ["main.js", ["--workloads", "h"], '--workloads: no "h"'],
+    ["main.js", ["--workloads", "z"], '--workloads: no "z"'],
     ["main.js", ["--fast"], "Unknown option '--fast'"],
     ["soak.js", ["--minutes", "0"], '--minutes wants a number above 0, not "0"'],
     ["soak.js", ["--sandboxes", "two"], '--sandboxes wants a whole number above 0, not "two"'],

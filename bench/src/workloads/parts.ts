@@ -6,6 +6,10 @@
 //   end is committed. No queue, no executor, no HTTP.
 // - queue alone: each slot claims a session in Redis and releases it (the claim
 //   and release Lua scripts, the wake announcements); no store.
+// - the floor: the store alone's shape on a bare table (a primary key and a status):
+//   each start and each end a row update, group-committed as the store's writes are
+//   (one statement and one commit per batch). What PostgreSQL does at the least for
+//   that shape on this machine: the store alone's distance to it is oah's own cost.
 // A whole system cannot be faster than its slowest part at the same slot count:
 // these are ceilings for oah Redis+PG in (a), measured on the same two cores.
 import { randomUUID } from "node:crypto";
@@ -13,9 +17,10 @@ import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import type { QueueEntry } from "@oah/core";
 import { RedisSessionQueue } from "@oah/redis";
-import { openRunStore } from "@oah/store";
+import { GroupCommit, openRunStore } from "@oah/store";
 import { createTempDir, newRun, REPO_ROOT } from "@oah/testing";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { log } from "../log";
 import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-client";
 import type { Services } from "../services";
@@ -24,6 +29,7 @@ import { round } from "../stats";
 export interface PartsResult {
   storeAloneRunsPerSecond: number;
   queueAloneRunsPerSecond: number;
+  floorRunsPerSecond: number;
 }
 
 interface Session {
@@ -76,6 +82,61 @@ function submissionOrder(all: Session[]): { session: Session; runId: string }[] 
   return all[0]!.runIds.flatMap((_, r) => all.map((session) => ({ session, runId: session.runIds[r]! })));
 }
 
+/**
+ * Runs every run of `all` through `slots` slots as a worker does: a slot takes a ready session,
+ * waits for its run's start, and goes on while the end is written; the session is ready again
+ * once its end is. Runs per second.
+ */
+async function drain(
+  all: Session[],
+  total: number,
+  slots: number,
+  writes: { start(runId: string, slot: number): Promise<void>; end(runId: string): Promise<void> },
+): Promise<number> {
+  const ready = new ReadySessions(all, total);
+  const ends: Promise<unknown>[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: slots }, async (_, w) => {
+      for (let s = await ready.take(); s; s = await ready.take()) {
+        const session = s;
+        const runId = session.runIds[session.next]!;
+        await writes.start(runId, w);
+        ends.push(writes.end(runId).then(() => ready.done(session)));
+      }
+    }),
+  );
+  await Promise.all(ends);
+  return total / ((performance.now() - t0) / 1000);
+}
+
+/** The floor: the same shape on a table of a primary key and a status, group-committed. */
+async function floor(services: Services, sessions: number, runsPerSession: number, slots: number) {
+  const db = await services.createDatabase("floor");
+  const pool = new pg.Pool({ connectionString: db.url, max: 10 });
+  try {
+    const all = sessionsOf(sessions, runsPerSession);
+    await pool.query("CREATE TABLE floor_runs (id text PRIMARY KEY, status text NOT NULL)");
+    await pool.query("INSERT INTO floor_runs SELECT unnest($1::text[]), 'queued'", [
+      all.flatMap((s) => s.runIds),
+    ]);
+    const writer = (status: string) =>
+      new GroupCommit(async (ids: string[]) => {
+        await pool.query("UPDATE floor_runs SET status = $2 WHERE id = ANY($1::text[])", [ids, status]);
+        return ids.map(() => undefined);
+      });
+    const starts = writer("running");
+    const ends = writer("completed");
+    return await drain(all, sessions * runsPerSession, slots, {
+      start: (runId) => starts.submit(runId),
+      end: (runId) => ends.submit(runId),
+    });
+  } finally {
+    await pool.end();
+    await db.drop();
+  }
+}
+
 async function storeAlone(services: Services, sessions: number, runsPerSession: number, slots: number) {
   const db = await services.createDatabase("parts");
   const dir = createTempDir("oah-bench-parts-");
@@ -91,28 +152,20 @@ async function storeAlone(services: Services, sessions: number, runsPerSession: 
       const { session, runId } = order[i]!;
       await store.createRun(newRun(session.id, { id: runId, workspaceId: session.id }));
     });
-    const ready = new ReadySessions(all, order.length);
-    const ends: Promise<unknown>[] = [];
     let tokens = 0;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: slots }, async (_, w) => {
-        for (let s = await ready.take(); s; s = await ready.take()) {
-          const session = s;
-          const claim = { runId: session.runIds[session.next]!, token: `t${++tokens}` };
-          const start = await store.startRun(claim, `parts-w${w}`);
-          if (start.kind !== "started") throw new Error(`store alone: a start was ${start.kind}`);
-          ends.push(
-            store.finishRun(claim, { status: "completed", output: null }).then((ended) => {
-              if (!ended) throw new Error("store alone: an end was refused");
-              ready.done(session);
-            }),
-          );
-        }
-      }),
-    );
-    await Promise.all(ends);
-    return order.length / ((performance.now() - t0) / 1000);
+    const claims = new Map<string, { runId: string; token: string }>();
+    return await drain(all, order.length, slots, {
+      start: async (runId, w) => {
+        const claim = { runId, token: `t${++tokens}` };
+        claims.set(runId, claim);
+        const start = await store.startRun(claim, `parts-w${w}`);
+        if (start.kind !== "started") throw new Error(`store alone: a start was ${start.kind}`);
+      },
+      end: async (runId) => {
+        const ended = await store.finishRun(claims.get(runId)!, { status: "completed", output: null });
+        if (!ended) throw new Error("store alone: an end was refused");
+      },
+    });
   } finally {
     await store.close();
     dir.remove();
@@ -171,10 +224,11 @@ export async function partsOnce(
   const result = {
     storeAloneRunsPerSecond: round(await storeAlone(services, sessions, runsPerSession, slots)),
     queueAloneRunsPerSecond: round(await queueAlone(services, sessions, runsPerSession, slots)),
+    floorRunsPerSecond: round(await floor(services, sessions, runsPerSession, slots)),
   };
   log(
     `  parts ${slots} slots: store alone ${result.storeAloneRunsPerSecond} runs/s, ` +
-      `queue alone ${result.queueAloneRunsPerSecond} runs/s`,
+      `queue alone ${result.queueAloneRunsPerSecond} runs/s, floor ${result.floorRunsPerSecond} runs/s`,
   );
   return result;
 }

@@ -1,3 +1,4 @@
+export { GroupCommit } from "./group-commit";
 export { openRunStore, type StoreLocation, sqliteFileFor } from "./open-store";
 export { STREAM_START } from "./ops/stream-events";
 export type * from "./run-store";
