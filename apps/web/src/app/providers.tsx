@@ -4,9 +4,14 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { type ReactNode, useState } from "react";
 import { isUnauthorized, makeTrpcClient, TRPCProvider } from "@/lib/trpc";
 
-/** A session the API no longer accepts sends the operator back to the sign-in page. */
+/**
+ * A session the API no longer accepts sends the operator back to the sign-in page. On that page
+ * there is no session yet: a call refused there (who is signed in, asked by the top bar) must not
+ * reload it under the operator's typing.
+ */
 function toSignIn(error: unknown) {
   if (!isUnauthorized(error) || typeof window === "undefined") return;
+  if (window.location.pathname === "/sign-in") return;
   const next = `${window.location.pathname}${window.location.search}`;
   window.location.assign(`/sign-in?error=expired&next=${encodeURIComponent(next)}`);
 }
