@@ -77,6 +77,8 @@ export async function* eventStream(
   signal.addEventListener("abort", poke);
   let settleDelay = settings.settleMs;
   let nextReadIn = settings.pollMs;
+  /** Stored events may still be held back: a live event waits until they are sent. */
+  let unsettled = false;
   let unwatchWrites: (() => void) | null = null;
   try {
     while (!signal.aborted) {
@@ -94,6 +96,7 @@ export async function* eventStream(
           }
           if (page.last) position = page.last;
         } while (page.full && !signal.aborted);
+        unsettled = page.unsettled;
         if (page.unsettled) {
           // Transactions older than the events found are still open. They end within
           // milliseconds: the next commit anywhere may be theirs, so any note wakes the
@@ -114,7 +117,10 @@ export async function* eventStream(
           if (target.endsWithRun && lastType !== null && TERMINAL_TYPES.has(lastType)) return;
         }
       }
-      for (let event = live.shift(); event; event = live.shift()) yield { id: position.id, event };
+      // A live event comes after the stored ones written before it: their note arrived first
+      // (dirty), or they are committed but not yet given out (unsettled). It waits for them.
+      if (!dirty && !unsettled)
+        for (let event = live.shift(); event; event = live.shift()) yield { id: position.id, event };
       if (dirty || signal.aborted) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
