@@ -14,7 +14,8 @@ import { elapsedSeconds, log, print } from "./log";
 import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from "./peers";
 import type { OahRedisPgEmbedded } from "./peers/oah-redis-pg-embedded";
 import type { OahSplit } from "./peers/oah-split";
-import { BENCH_OPTIONS, BENCH_USAGE, benchPlan } from "./plan";
+import { BENCH_OPTIONS, BENCH_USAGE, benchPlan, LATEST_RESULTS } from "./plan";
+import { writeReadmeReport } from "./readme";
 import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
@@ -638,25 +639,27 @@ async function main(): Promise<void> {
   }
 
   results.durationSeconds = Math.round(elapsedSeconds());
-  print();
-  print(
-    `## oah beside its peers (${quick ? "quick" : "full"} run, ${new Date().toISOString().slice(0, 10)})`,
-  );
-  print();
-  print(
+  const report = [
+    `#### oah beside its peers (${quick ? "quick" : "full"} run, ${plan.reps} ${plan.reps === 1 ? "repetition" : "repetitions"}, ` +
+      `${String(results.at).slice(0, 10)}, ${results.durationSeconds} s)`,
+    "",
     "Cells: median (min–max) over the repetitions. oah/peer above 1 is better for throughput, below 1 for",
-  );
-  print("times and sizes; ⚠ marks a figure where oah is behind.");
+    "times and sizes; ⚠ marks a figure where oah is behind.",
+    "",
+    ...comparedTable(compared),
+    ...(absolute.length > 0 ? ["", ...absoluteTable(absolute)] : []),
+  ];
+  results.report = report;
   print();
-  for (const line of comparedTable(compared)) print(line);
-  if (absolute.length > 0) {
-    print();
-    for (const line of absoluteTable(absolute)) print(line);
-  }
+  for (const line of report) print(line);
   const file = isAbsolute(outFile) ? outFile : join(REPO_ROOT, outFile);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, formatJson(results));
   print();
+  if (file === join(REPO_ROOT, LATEST_RESULTS)) {
+    writeReadmeReport(REPO_ROOT, file);
+    log("README.md: the Performance tables rewritten from it");
+  }
   log(`written: ${relative(REPO_ROOT, file)} (${results.durationSeconds} s in all)`);
 }
 

@@ -5,6 +5,9 @@ import { PEER_IDS, type PeerId } from "./peers/types";
 export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "k", "l", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
+/** Where a whole run (or a quick one) writes its results; the README's tables come from it. */
+export const LATEST_RESULTS = join("bench", "results", "latest.json");
+
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
 
 Runs the same workloads on oah and on its peers, alternating them within each
@@ -24,7 +27,8 @@ writes bench/results/latest.json.
                         event streams and the time an event takes from a sandbox to
                         them (oah only)
   --peers id,...        ${PEER_IDS.join(", ")}
-  --reps N              repetitions (3, or 1 with --quick)
+  --reps N              repetitions (1: about 11 minutes; the committed figures are
+                        from --reps 3 --out bench/results/latest.json, about 32)
   --private-services    throwaway PostgreSQL and Redis even when shared ones answer
   --out FILE            where the results go; a selection (--workloads, --peers,
                         --reps) writes bench/results/custom.json unless told
@@ -50,8 +54,8 @@ export function benchPlan(values: BenchOptionValues) {
   return {
     quick,
     privateServices: values["private-services"],
-    outFile: values.out ?? join("bench", "results", custom ? "custom.json" : "latest.json"),
-    reps: values.reps === undefined ? (quick ? 1 : 3) : positiveInteger("reps", values.reps),
+    outFile: values.out ?? (custom ? join("bench", "results", "custom.json") : LATEST_RESULTS),
+    reps: values.reps === undefined ? 1 : positiveInteger("reps", values.reps),
     workloads: new Set<Workload>(
       values.workloads === undefined
         ? quick

@@ -15,13 +15,13 @@ describe("the bench's plan from its options", () => {
     [
       "nothing: the whole bench",
       {},
-      { reps: 3, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
+      { reps: 1, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
     ],
     ["--quick", { quick: true }, { reps: 1, workloads: "a,b,f,i", peers: 7, out: LATEST }],
     [
       "a selection",
       { workloads: "a,f", peers: "oahRedisPg,bullmq" },
-      { reps: 3, workloads: "a,f", peers: 2, out: CUSTOM },
+      { reps: 1, workloads: "a,f", peers: 2, out: CUSTOM },
     ],
     [
       "--reps alone is a selection",
@@ -31,7 +31,12 @@ describe("the bench's plan from its options", () => {
     [
       "--out wins",
       { workloads: "b", out: "/tmp/x.json" },
-      { reps: 3, workloads: "b", peers: 7, out: "/tmp/x.json" },
+      { reps: 1, workloads: "b", peers: 7, out: "/tmp/x.json" },
+    ],
+    [
+      "the committed figures: three repetitions into latest.json",
+      { reps: "3", out: LATEST },
+      { reps: 3, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
     ],
   ])("%s", (_, values, expected) => {
     const plan = benchPlan({ ...FULL, ...values });

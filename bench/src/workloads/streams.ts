@@ -6,6 +6,7 @@
 // before its commit) to its arrival on the client's stream, over every such event, and to
 // its sending by the API (its oah_event_stream_delay_seconds histogram). The streams come
 // from four loopback addresses: oah-api takes at most 500 connections per client address.
+import { setMaxListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { createClient } from "@oah/client";
 import type { StreamedEvent } from "@oah/contract";
@@ -70,6 +71,8 @@ export async function streamsOnce(
   };
   const processes: OahProcess[] = [];
   const stop = new AbortController();
+  // Every stream listens on it, and so does each of its reconnections.
+  setMaxListeners(0, stop.signal);
   const agents = SOURCE_ADDRESSES.map((localAddress) => new Agent({ localAddress }));
   try {
     const api = await startOah("oah-api", { env, args: ["--api-only"] });

@@ -1,0 +1,33 @@
+// The README's "Performance" tables are the report of the last full run, as
+// bench/results/latest.json keeps it: written there by the run itself, and checked
+// against it by the bench's tests, so that the README never shows figures that no
+// committed run produced.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const README_START = "<!-- bench:latest (generated from bench/results/latest.json) -->";
+export const README_END = "<!-- /bench:latest -->";
+
+/** The README with the block between the markers replaced by `report`; a README without them is refused. */
+export function withReport(readme: string, report: readonly string[]): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start)
+    throw new Error(`the README has no "${README_START}" … "${README_END}" block`);
+  return `${readme.slice(0, start + README_START.length)}\n${report.join("\n")}\n${readme.slice(end)}`;
+}
+
+/** The report a results file keeps (`report`, lines of markdown). */
+export function reportOf(results: unknown): string[] {
+  const report = (results as { report?: unknown }).report;
+  if (!Array.isArray(report) || !report.every((line) => typeof line === "string"))
+    throw new Error("the results file has no report (a run of the bench before it kept one)");
+  return report;
+}
+
+/** Rewrites the README's block from a results file. */
+export function writeReadmeReport(repoRoot: string, resultsFile: string): void {
+  const readmeFile = join(repoRoot, "README.md");
+  const report = reportOf(JSON.parse(readFileSync(resultsFile, "utf8")));
+  writeFileSync(readmeFile, withReport(readFileSync(readmeFile, "utf8"), report));
+}
