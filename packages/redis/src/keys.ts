@@ -45,9 +45,9 @@ export function redisKeys(prefix: string) {
     signalChannel: `${base}signals`,
     /** Pub/sub channel of event notes: events written (by session), and live events (model.delta). */
     eventChannel: `${base}events`,
-    /** Worker leases: `worker:<id>` with a TTL, and their index by expiry. */
-    worker: (workerId: string) => `${base}worker:${workerId}`,
-    workers: `${base}workers`,
+    /** Worker leases, one record per host (its workers' leases) with a TTL, and the hosts by expiry. */
+    workerLeases: (hostId: string) => `${base}worker-leases:${hostId}`,
+    workerLeaseHosts: `${base}worker-lease-hosts`,
     /** Pool snapshots of live hosts, and their index by expiry. */
     poolHost: (hostId: string) => `${base}pool:${hostId}`,
     poolHistory: (hostId: string) => `${base}pool-history:${hostId}`,

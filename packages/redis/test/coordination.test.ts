@@ -48,19 +48,37 @@ describe("worker registry", () => {
     const registry = new RedisWorkerRegistry(redis, t.prefix);
     const now = Date.now();
     await registry.publish(
-      [lease("w1", now), lease("w2", now, { state: "busy", sessionId: "s", runId: "r" })],
+      [lease("host-a/w1", now), lease("host-a/w2", now, { state: "busy", sessionId: "s", runId: "r" })],
       300,
     );
     expect((await registry.list()).map((l) => [l.workerId, l.state])).toEqual([
-      ["w1", "idle"],
-      ["w2", "busy"],
+      ["host-a/w1", "idle"],
+      ["host-a/w2", "busy"],
     ]);
-    await registry.remove(["w1"]);
-    expect((await registry.list()).map((l) => l.workerId)).toEqual(["w2"]);
+    await registry.remove(["host-a/w1"]);
+    expect((await registry.list()).map((l) => l.workerId)).toEqual(["host-a/w2"]);
     await new Promise((r) => setTimeout(r, 350));
     expect(await registry.list()).toEqual([]);
     await registry.publish([], 300);
-    expect(await redis.zcard(`{${t.prefix}}:workers`)).toBe(0);
+    expect(await redis.zcard(`{${t.prefix}}:worker-lease-hosts`)).toBe(0);
+  });
+
+  it("keeps one record per host, whatever its number of workers, and removes a worker from its own host's", async () => {
+    const registry = new RedisWorkerRegistry(redis, t.prefix);
+    const now = Date.now();
+    const slots = Array.from({ length: 500 }, (_, n) => lease(`host-a/w${n}`, now, { expiresAt: now + 5_000 }));
+    await registry.publish(slots, 5_000);
+    await registry.publish([lease("host-b/w0", now, { hostId: "host-b", expiresAt: now + 5_000 })], 5_000);
+    expect(await redis.keys(`{${t.prefix}}:worker-leases:*`)).toHaveLength(2);
+    expect(await registry.list()).toHaveLength(501);
+    await registry.remove(["host-a/w7", "host-b/w0"]);
+    const left = (await registry.list()).map((l) => l.workerId);
+    expect(left).toHaveLength(499);
+    expect(left).not.toContain("host-a/w7");
+    expect(left).not.toContain("host-b/w0");
+    // A host's record keeps its lapse: a removal does not make it live longer.
+    expect(await redis.pttl(`{${t.prefix}}:worker-leases:host-a`)).toBeGreaterThan(0);
+    expect(await redis.exists(`{${t.prefix}}:worker-leases:host-b`)).toBe(0);
   });
 
   it("tells healthy leases from late ones", () => {
