@@ -66,7 +66,9 @@ describe("worker registry", () => {
   it("keeps one record per host, whatever its number of workers, and removes a worker from its own host's", async () => {
     const registry = new RedisWorkerRegistry(redis, t.prefix);
     const now = Date.now();
-    const slots = Array.from({ length: 500 }, (_, n) => lease(`host-a/w${n}`, now, { expiresAt: now + 5_000 }));
+    const slots = Array.from({ length: 500 }, (_, n) =>
+      lease(`host-a/w${n}`, now, { expiresAt: now + 5_000 }),
+    );
     await registry.publish(slots, 5_000);
     await registry.publish([lease("host-b/w0", now, { hostId: "host-b", expiresAt: now + 5_000 })], 5_000);
     expect(await redis.keys(`{${t.prefix}}:worker-leases:*`)).toHaveLength(2);

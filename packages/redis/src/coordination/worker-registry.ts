@@ -60,7 +60,8 @@ export class RedisWorkerRegistry implements WorkerRegistry {
       const record = await this.redis.get(key);
       if (record === null) continue;
       const kept = (JSON.parse(record) as WorkerLease[]).filter((l) => !gone.includes(l.workerId));
-      if (kept.length === 0) await this.redis.multi().del(key).zrem(this.keys.workerLeaseHosts, hostId).exec();
+      if (kept.length === 0)
+        await this.redis.multi().del(key).zrem(this.keys.workerLeaseHosts, hostId).exec();
       else await this.redis.set(key, JSON.stringify(kept), "KEEPTTL");
     }
   }
