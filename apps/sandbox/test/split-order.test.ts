@@ -64,7 +64,7 @@ describe("split mode: oah-api --api-only and three oah-sandbox processes on Redi
     // Redis keeps nothing of the finished work but its counter, marker, leases (the live hosts'
     // too, which list no run now) and pool reports.
     const left = (await d.redis.keys()).filter(
-      (k) => !/:(marker|fence|worker:.*|workers|host:.*|pool.*)$/.test(k),
+      (k) => !/:(marker|fence|worker-leases:.*|worker-lease-hosts|host:.*|pool.*)$/.test(k),
     );
     expect(left).toEqual([]);
   }, 180_000);
