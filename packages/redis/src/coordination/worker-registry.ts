@@ -4,12 +4,14 @@ import type { WorkerRegistry } from "@oah/engine";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 
-/** Leases grouped by the host they belong to. */
+/** Leases (or worker ids) grouped by the host they belong to. */
 function byHost<T>(items: readonly T[], hostOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
     const host = hostOf(item);
-    groups.set(host, [...(groups.get(host) ?? []), item]);
+    const group = groups.get(host);
+    if (group) group.push(item);
+    else groups.set(host, [item]);
   }
   return groups;
 }
