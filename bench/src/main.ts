@@ -657,7 +657,7 @@ async function main(): Promise<void> {
   writeFileSync(file, formatJson(results));
   print();
   if (file === join(REPO_ROOT, LATEST_RESULTS)) {
-    writeReadmeReport(REPO_ROOT, file);
+    writeReadmeReport(REPO_ROOT, report);
     log("README.md: the Performance tables rewritten from it");
   }
   log(`written: ${relative(REPO_ROOT, file)} (${results.durationSeconds} s in all)`);

@@ -25,9 +25,8 @@ export function reportOf(results: unknown): string[] {
   return report;
 }
 
-/** Rewrites the README's block from a results file. */
-export function writeReadmeReport(repoRoot: string, resultsFile: string): void {
+/** Rewrites the README's block with a run's report (the one its results file keeps). */
+export function writeReadmeReport(repoRoot: string, report: readonly string[]): void {
   const readmeFile = join(repoRoot, "README.md");
-  const report = reportOf(JSON.parse(readFileSync(resultsFile, "utf8")));
   writeFileSync(readmeFile, withReport(readFileSync(readmeFile, "utf8"), report));
 }
