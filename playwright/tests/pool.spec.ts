@@ -17,8 +17,16 @@ test.describe("pool", () => {
     await expect
       .poll(async () => Number(await capacity.getAttribute("data-points")))
       .toBeGreaterThanOrEqual(2);
-    const dots = await capacity.locator(".recharts-line-dots").first().locator("circle").count();
-    expect(dots).toBe(Number(await capacity.getAttribute("data-points")));
+    // The history grows while the page refreshes, so the dots and the count are read together.
+    await expect
+      .poll(() =>
+        capacity.evaluate(
+          (chart) =>
+            chart.querySelector(".recharts-line-dots")?.querySelectorAll("circle").length ===
+            Number(chart.getAttribute("data-points")),
+        ),
+      )
+      .toBe(true);
     for (const name of ["ready sessions", "busy workers", "idle workers", "desired"]) {
       await expect(capacity.locator(".recharts-legend-wrapper")).toContainText(name);
     }
