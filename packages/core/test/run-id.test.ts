@@ -12,4 +12,9 @@ describe("run ids", () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ulid(1_700_000_000_001) > ids[ids.length - 1]!).toBe(true);
   });
+
+  it("draw fresh randomness for each new millisecond, across many refills of the random pool", () => {
+    const randomParts = Array.from({ length: 2_000 }, (_, i) => ulid(1_800_000_000_000 + i).slice(10));
+    expect(new Set(randomParts).size).toBe(randomParts.length);
+  });
 });
