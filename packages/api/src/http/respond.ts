@@ -7,8 +7,15 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-  res.end(JSON.stringify(body));
+  // Encoded once: ended with a string, node measures its UTF-8 length and then encodes it, two
+  // passes over a large answer (a batch's thousand runs: 7 % of oah-api's CPU on the first).
+  const payload = Buffer.from(JSON.stringify(body), "utf8");
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(payload.length),
+    ...headers,
+  });
+  res.end(payload);
 }
 
 /** Answers an error in the API's shape (SPEC §12); returns the status sent. */
