@@ -1,11 +1,11 @@
-import type { Run } from "@oah/contract";
+import type { Run, RunSummary } from "@oah/contract";
 import type { StepKind } from "@oah/core";
 
 /** Observers of the engine's work (metrics, mostly); called synchronously, must not throw. */
 export interface EngineObservers {
   runSubmitted?(event: { run: Run }): void;
   runStarted?(event: { run: Run; queueWaitMs: number }): void;
-  runFinished?(event: { run: Run; durationMs: number }): void;
+  runFinished?(event: { run: RunSummary; durationMs: number }): void;
   stepFinished?(event: {
     run: Run;
     kind: StepKind;

@@ -163,10 +163,10 @@ export class SqlRunStore implements RunStore {
     return this.transitions.submit({ kind: "start", claim, workerId }) as Promise<StartResult>;
   }
 
-  async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<RunSummary | null> {
     // Refused alone, before it joins a batch that other runs' ends share.
     requireWriteTarget("finish", outcome.status);
-    return this.transitions.submit({ kind: "finish", claim, outcome }) as Promise<Run | null>;
+    return this.transitions.submit({ kind: "finish", claim, outcome }) as Promise<RunSummary | null>;
   }
 
   heartbeat(claims: Claim[]): Promise<HeartbeatResult> {

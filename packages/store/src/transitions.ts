@@ -3,7 +3,14 @@ import { type SQL, sql } from "drizzle-orm";
 import type { RunRow } from "./rows";
 import type { Claim, RunOutcome } from "./run-store";
 import { encodeJson, type SqlClient } from "./sql/client";
-import { fromStatuses, runColumns, statusOfRuns, toStatus, UNFINISHED } from "./sql-fragments";
+import {
+  fromStatuses,
+  runColumns,
+  statusOfRuns,
+  summaryColumns,
+  toStatus,
+  UNFINISHED,
+} from "./sql-fragments";
 
 export interface StartTransition {
   kind: "start";
@@ -24,7 +31,8 @@ export const TRANSITION_STATEMENT = "transitions";
 
 /**
  * Ends runs: every terminal status is reached from an active one (SPEC §4), and
- * only by the claim that started the run.
+ * only by the claim that started the run. Returns the runs' summaries: the host
+ * reads no more of an ended run, and a run's input can be large.
  */
 export function finishStatement(db: SqlClient, finishes: FinishTransition[], now: number): SQL {
   const rows = db.rowsOf(
@@ -42,7 +50,7 @@ export function finishStatement(db: SqlClient, finishes: FinishTransition[], now
       error_message = v.column6, ended_at = ${now}, updated_at = ${now}
     FROM ${rows}
     WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${fromStatuses("finish")})
-    RETURNING ${runColumns}`;
+    RETURNING ${summaryColumns}`;
 }
 
 /**
@@ -66,7 +74,7 @@ export function startStatement(db: SqlClient, starts: StartTransition[], now: nu
 
 export const startData = (row: RunRow) => ({ workerId: row.worker_id, attempt: row.attempt });
 
-export function endEvent(row: RunRow): {
+export function endEvent(row: Pick<RunRow, "id" | "status" | "error_code" | "error_message">): {
   runId: string;
   type: RunEventType;
   data: Record<string, unknown> | undefined;
@@ -102,5 +110,5 @@ export function transitionStatement(
       UNION ALL
       SELECT id, 'run.started', CAST(${now} AS bigint), jsonb_build_object('workerId', worker_id, 'attempt', attempt)
       FROM st)
-    SELECT 'finish' AS op, fin.* FROM fin UNION ALL SELECT 'start' AS op, st.* FROM st`;
+    SELECT 'finish' AS op, fin.*, NULL AS input, NULL AS output FROM fin UNION ALL SELECT 'start' AS op, st.* FROM st`;
 }

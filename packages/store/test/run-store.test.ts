@@ -200,6 +200,10 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       errorMessage: "boom",
     });
     expect(done).toMatchObject({ status: "failed", errorCode: "tool_failed", errorMessage: "boom" });
+    // The end answers the run's summary: its input is not read back for the host, which has it.
+    expect(done).not.toHaveProperty("input");
+    expect(done).not.toHaveProperty("output");
+    expect(await store.getRun(good.runId)).toMatchObject({ status: "failed", input: expect.anything() });
     // Once terminal, nothing more is written, not even by the owner.
     expect(await store.appendEvent(good, "tool.completed")).toBe(false);
     expect(await store.finishRun(good, { status: "completed" })).toBeNull();

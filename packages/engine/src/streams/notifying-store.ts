@@ -1,4 +1,4 @@
-import type { Run } from "@oah/contract";
+import type { Run, RunSummary } from "@oah/contract";
 import type { RunEventType } from "@oah/core";
 import type { Claim, RunOutcome, RunStore, StartResult } from "@oah/store";
 import type { EventBus } from "./event-bus";
@@ -21,7 +21,7 @@ export function notifyingStore(store: RunStore, bus: EventBus): RunStore {
   const written = (sessionIds: string[]) => {
     if (sessionIds.length > 0) bus.publish({ kind: "written", sessionIds });
   };
-  const wroteFor = (run: Run | null | undefined) => {
+  const wroteFor = (run: Pick<RunSummary, "sessionId"> | null | undefined) => {
     if (run) written([run.sessionId]);
   };
   /** A run started or resumed here: its later writes name only it, so its session is remembered. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Run } from "@oah/contract";
+import type { Run, RunSummary } from "@oah/contract";
 import type { StepKind } from "@oah/core";
 import type { Claim, ParkedExecution, RunOutcome } from "@oah/store";
 import { abortReasonOf, sleep } from "../abort";
@@ -115,7 +115,7 @@ async function parkForTool(
 }
 
 /** The terminal write must not be lost to a short store outage: retry it for a while. */
-async function finish(host: ExecutionHost, claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+async function finish(host: ExecutionHost, claim: Claim, outcome: RunOutcome): Promise<RunSummary | null> {
   const deadline = Date.now() + host.finishRetryMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
     try {

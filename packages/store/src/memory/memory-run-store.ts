@@ -308,7 +308,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   /** Every terminal status is reached from an active one (SPEC §4), and only by the claim that started the run. */
-  async finishRun(claim: Claim, outcome: RunOutcome): Promise<Run | null> {
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<RunSummary | null> {
     requireWriteTarget("finish", outcome.status);
     const db = this.db;
     const now = this.now();
@@ -324,7 +324,7 @@ export class MemoryRunStore implements RunStore {
     });
     const { type, data } = endEvent(row);
     db.insertEvent(row.id, type, now, data);
-    return this.run(row);
+    return decodeRunSummary(row, JSON_TEXT);
   }
 
   async heartbeat(claims: Claim[]): Promise<HeartbeatResult> {

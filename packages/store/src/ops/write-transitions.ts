@@ -1,6 +1,6 @@
-import type { Run } from "@oah/contract";
+import type { RunSummary } from "@oah/contract";
 import type { RunStatus } from "@oah/core";
-import { decodeRun, type RunRow } from "../rows";
+import { decodeRun, decodeRunSummary, type RunRow } from "../rows";
 import type { StartResult } from "../run-store";
 import { refusedStart } from "../run-writes";
 import {
@@ -25,7 +25,7 @@ import { statusesOf } from "./reads";
 export async function writeTransitions(
   ctx: OpContext,
   batch: Transition[],
-): Promise<(StartResult | Run | null)[]> {
+): Promise<(StartResult | RunSummary | null)[]> {
   const { db } = ctx;
   const now = ctx.now();
   const finishes = batch.filter((t): t is FinishTransition => t.kind === "finish");
@@ -37,7 +37,10 @@ export async function writeTransitions(
           TRANSITION_STATEMENT,
         )
       : await db.transaction(async (tx) => {
-          const ended = finishes.length > 0 ? await tx.all<RunRow>(finishStatement(tx, finishes, now)) : [];
+          const ended =
+            finishes.length > 0
+              ? await tx.all<Omit<RunRow, "input" | "output">>(finishStatement(tx, finishes, now))
+              : [];
           const started = starts.length > 0 ? await tx.all<RunRow>(startStatement(tx, starts, now)) : [];
           const events = [
             ...ended.map((r) => endEvent(r)),
@@ -58,7 +61,7 @@ export async function writeTransitions(
   return batch.map((t) => {
     if (t.kind === "finish") {
       const row = ended.get(t.claim.runId);
-      return row ? decodeRun(row, db) : null;
+      return row ? decodeRunSummary(row, db) : null;
     }
     const row = started.get(t.claim.runId);
     if (row) return { kind: "started", run: decodeRun(row, db) } satisfies StartResult;
