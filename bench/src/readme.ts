@@ -8,13 +8,25 @@ import { join } from "node:path";
 export const README_START = "<!-- bench:latest (generated from bench/results/latest.json) -->";
 export const README_END = "<!-- /bench:latest -->";
 
-/** The README with the block between the markers replaced by `report`; a README without them is refused. */
-export function withReport(readme: string, report: readonly string[]): string {
+/** Where the block's content starts and ends (between the markers); a README without them is refused. */
+function blockOf(readme: string): { start: number; end: number } {
   const start = readme.indexOf(README_START);
   const end = readme.indexOf(README_END);
   if (start < 0 || end < start)
     throw new Error(`the README has no "${README_START}" … "${README_END}" block`);
-  return `${readme.slice(0, start + README_START.length)}\n${report.join("\n")}\n${readme.slice(end)}`;
+  return { start: start + README_START.length, end };
+}
+
+/** The README with the block between the markers replaced by `report`. */
+export function withReport(readme: string, report: readonly string[]): string {
+  const { start, end } = blockOf(readme);
+  return `${readme.slice(0, start)}\n${report.join("\n")}\n${readme.slice(end)}`;
+}
+
+/** The report the README's block shows, as lines. */
+export function readmeReport(readme: string): string[] {
+  const { start, end } = blockOf(readme);
+  return readme.slice(start, end).trim().split("\n");
 }
 
 /** The report a results file keeps (`report`, lines of markdown). */

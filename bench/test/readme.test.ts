@@ -3,18 +3,14 @@ import { join } from "node:path";
 import { REPO_ROOT } from "@oah/testing";
 import { describe, expect, it } from "vitest";
 import { LATEST_RESULTS } from "../src/plan";
-import { README_END, README_START, reportOf, withReport } from "../src/readme";
+import { README_END, README_START, readmeReport, reportOf, withReport } from "../src/readme";
 
 describe("the README's Performance tables", () => {
   it("are the report of the committed bench/results/latest.json, line for line", () => {
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
     const report = reportOf(JSON.parse(readFileSync(join(REPO_ROOT, LATEST_RESULTS), "utf8")));
     expect(report.some((line) => line.startsWith("| "))).toBe(true);
-    const block = readme.slice(
-      readme.indexOf(README_START) + README_START.length,
-      readme.indexOf(README_END),
-    );
-    expect(block.trim().split("\n")).toEqual(report);
+    expect(readmeReport(readme)).toEqual(report);
   });
 
   it("are rewritten between the markers alone, and a README without them is refused", () => {

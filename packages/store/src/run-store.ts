@@ -306,8 +306,10 @@ export interface RunStore {
 
   startRun(claim: Claim, workerId: string): Promise<StartResult>;
   heartbeat(claims: Claim[]): Promise<HeartbeatResult>;
-  /** Ends the run; null when the claim has been fenced out. */
-  /** The ended run's summary (its input and output are not read back), or null when fenced out. */
+  /**
+   * Ends the run; answers its summary (its input and output are not read back), or null when
+   * the claim has been fenced out.
+   */
   finishRun(claim: Claim, outcome: RunOutcome): Promise<RunSummary | null>;
   appendEvent(claim: Claim, type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
   startStep(claim: Claim, step: StepStart): Promise<number | null>;
