@@ -1,3 +1,4 @@
+import { HTTP_ROUTES, matchRoute } from "@oah/api";
 import { API_ERROR_STATUS, type ApiErrorCode } from "@oah/core";
 import { describe, expect, it, vi } from "vitest";
 import { createClient, isOahApiError, OahApiError, type OahClient, OahNetworkError } from "../src";
@@ -58,6 +59,109 @@ describe("the requests each call makes", () => {
     ["uncordon", (c) => c.uncordon("h"), "POST", "/api/v1/hosts/h/uncordon", {}],
     ["drain", (c) => c.drain("h"), "POST", "/api/v1/hosts/h/drain", {}],
     ["pool", (c) => c.pool(), "GET", "/api/v1/pool", undefined],
+    [
+      "rollout",
+      (c) => c.rollout({ requestedBy: "ops" }),
+      "POST",
+      "/api/v1/fleet/rollout",
+      { requestedBy: "ops" },
+    ],
+    ["rolloutProgress", (c) => c.rolloutProgress("ro_1"), "GET", "/api/v1/fleet/rollout/ro_1", undefined],
+    [
+      "listStorageRuns with filters",
+      (c) =>
+        c.listStorageRuns({ status: ["failed", "timed_out"], workspaceId: "w", limit: 10, cursor: "c1" }),
+      "GET",
+      "/api/v1/storage/runs?status=failed%2Ctimed_out&workspaceId=w&limit=10&cursor=c1",
+      undefined,
+    ],
+    ["overview", (c) => c.overview(), "GET", "/api/v1/storage/overview", undefined],
+    [
+      "deadLetters of a workspace",
+      (c) => c.deadLetters({ workspaceId: "w" }),
+      "GET",
+      "/api/v1/storage/dead-letters?workspaceId=w",
+      undefined,
+    ],
+    [
+      "requeueMany",
+      (c) => c.requeueMany([RUN_ID], { requestedBy: "ops" }),
+      "POST",
+      "/api/v1/runs/requeue",
+      { runIds: [RUN_ID], requestedBy: "ops" },
+    ],
+    [
+      "bulkDryRun",
+      (c) => c.bulkDryRun({ action: "cancel", filter: { status: ["queued"] } }),
+      "POST",
+      "/api/v1/bulk-actions",
+      { action: "cancel", filter: { status: ["queued"] }, dryRun: true },
+    ],
+    [
+      "startBulkAction",
+      (c) =>
+        c.startBulkAction({
+          action: "requeue",
+          filter: { errorCode: ["run_timeout"] },
+          includeCancelled: true,
+        }),
+      "POST",
+      "/api/v1/bulk-actions",
+      { action: "requeue", filter: { errorCode: ["run_timeout"] }, includeCancelled: true, dryRun: false },
+    ],
+    [
+      "listBulkActions",
+      (c) => c.listBulkActions({ limit: 5 }),
+      "GET",
+      "/api/v1/bulk-actions?limit=5",
+      undefined,
+    ],
+    ["getBulkAction", (c) => c.getBulkAction("bulk_1"), "GET", "/api/v1/bulk-actions/bulk_1", undefined],
+    [
+      "listBulkActionItems",
+      (c) => c.listBulkActionItems("bulk_1", { outcome: "requeued", cursor: "100" }),
+      "GET",
+      "/api/v1/bulk-actions/bulk_1/items?outcome=requeued&cursor=100",
+      undefined,
+    ],
+    ["abortBulkAction", (c) => c.abortBulkAction("bulk_1"), "POST", "/api/v1/bulk-actions/bulk_1/abort", {}],
+    [
+      "inspectSession",
+      (c) => c.inspectSession("team:a"),
+      "GET",
+      "/api/v1/sessions/team%3Aa/inspect",
+      undefined,
+    ],
+    [
+      "cancelQueued from a position",
+      (c) => c.cancelQueued("s", { fromPosition: 3 }),
+      "POST",
+      "/api/v1/sessions/s/cancel-queued",
+      { fromPosition: 3 },
+    ],
+    ["jams", (c) => c.jams(), "GET", "/api/v1/health/jams", undefined],
+    [
+      "repairJams of named sessions",
+      (c) => c.repairJams("orphan_lock", { sessionIds: ["s"] }),
+      "POST",
+      "/api/v1/health/jams/orphan_lock/repair",
+      { sessionIds: ["s"] },
+    ],
+    [
+      "audit of an actor",
+      (c) => c.audit({ actor: "ops", action: "run.requeue", limit: 2 }),
+      "GET",
+      "/api/v1/audit?actor=ops&action=run.requeue&limit=2",
+      undefined,
+    ],
+    ["whoami", (c) => c.whoami(), "GET", "/api/v1/auth/whoami", undefined],
+    [
+      "listSessionEvents with a cursor",
+      (c) => c.listSessionEvents("s", { after: 7, limit: 2 }),
+      "GET",
+      "/api/v1/sessions/s/events?after=7&limit=2",
+      undefined,
+    ],
   ];
 
   it.each(cases)("%s", async (_name, call, method, path, body) => {
@@ -74,6 +178,15 @@ describe("the requests each call makes", () => {
       },
       body,
     });
+  });
+
+  it("has a call for every route of the HTTP API", () => {
+    const reached = cases.map(([name, , method, path]) => {
+      const match = matchRoute(method, new URL(path, BASE).pathname);
+      if (match.kind !== "route") throw new Error(`${name}: ${method} ${path} is no route of the API`);
+      return `${method} ${match.route.path}`;
+    });
+    expect(new Set(reached)).toEqual(new Set(HTTP_ROUTES.map((r) => `${r.method} ${r.path}`)));
   });
 
   it("sends no authorization without a token, and keeps the base URL's path", async () => {
