@@ -1,32 +1,16 @@
-import { createTempDir, type OahProcess, startOah, waitFor } from "@oah/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, isOahApiError, type OahClient } from "../src";
+import { waitFor } from "@oah/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { isOahApiError, type OahClient } from "../src";
+import { embeddedApi, refusal } from "./embedded-api";
 
 const TOKEN = "client-admin-test-3b1c9e7a-52d4-4f0e-8a6b-c1d2e3f4a5b6";
 const FAILING = { input: { steps: [{ type: "fail" as const, message: "on purpose" }] } };
 
-/** The error a call rejects with (and fails the test if it resolves). */
-async function refusal(call: Promise<unknown>): Promise<unknown> {
-  return call.then(
-    (value) => {
-      throw new Error(`expected a refusal, got ${JSON.stringify(value)}`);
-    },
-    (error: unknown) => error,
-  );
-}
-
 describe("@oah/client's operator calls against an embedded oah-api", () => {
-  const dir = createTempDir();
-  let api: OahProcess;
+  const api = embeddedApi(TOKEN);
   let client: OahClient;
-
-  beforeAll(async () => {
-    api = await startOah("oah-api", { env: { OAH_DATA_DIR: dir.path, OAH_API_TOKEN: TOKEN } });
-    client = createClient({ baseUrl: api.url, token: TOKEN });
-  });
-  afterAll(async () => {
-    await api?.stop();
-    dir.remove();
+  beforeAll(() => {
+    client = api.client;
   });
 
   it("finds runs by filter, requeues and cancels them one by one and by a bulk job, and reads the audit log of it", async () => {

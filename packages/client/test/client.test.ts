@@ -1,20 +1,11 @@
 import { createServer } from "node:net";
-import { createTempDir, type OahProcess, startOah, waitFor } from "@oah/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "@oah/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createClient, isOahApiError, OahApiError, type OahClient, OahNetworkError } from "../src";
+import { embeddedApi, refusal } from "./embedded-api";
 
 const TOKEN = "client-test-5d8e2a91-c4f7-4b3e-a06d-97f1e2b8c3d4";
 const UNKNOWN_RUN = `run_${"0".repeat(26)}`;
-
-/** The error a call rejects with (and fails the test if it resolves). */
-async function refusal(call: Promise<unknown>): Promise<unknown> {
-  return call.then(
-    (value) => {
-      throw new Error(`expected a refusal, got ${JSON.stringify(value)}`);
-    },
-    (error: unknown) => error,
-  );
-}
 
 /** A loopback port nothing listens on: one the system gave out, then closed. */
 async function closedPort(): Promise<number> {
@@ -27,17 +18,10 @@ async function closedPort(): Promise<number> {
 }
 
 describe("@oah/client against an embedded oah-api", () => {
-  const dir = createTempDir();
-  let api: OahProcess;
+  const api = embeddedApi(TOKEN);
   let client: OahClient;
-
-  beforeAll(async () => {
-    api = await startOah("oah-api", { env: { OAH_DATA_DIR: dir.path, OAH_API_TOKEN: TOKEN } });
-    client = createClient({ baseUrl: api.url, token: TOKEN });
-  });
-  afterAll(async () => {
-    await api?.stop();
-    dir.remove();
+  beforeAll(() => {
+    client = api.client;
   });
 
   it("submits a run, waits until it completes, and reads it, its events and its session back", async () => {

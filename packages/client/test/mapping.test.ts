@@ -102,12 +102,12 @@ describe("the requests each call makes", () => {
       (c) =>
         c.startBulkAction({
           action: "requeue",
-          filter: { errorCode: ["run_timeout"] },
+          filter: { errorCode: ["run_timed_out"] },
           includeCancelled: true,
         }),
       "POST",
       "/api/v1/bulk-actions",
-      { action: "requeue", filter: { errorCode: ["run_timeout"] }, includeCancelled: true, dryRun: false },
+      { action: "requeue", filter: { errorCode: ["run_timed_out"] }, includeCancelled: true, dryRun: false },
     ],
     [
       "listBulkActions",
