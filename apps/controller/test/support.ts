@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { PoolOverview } from "@oah/contract";
 import {
   type OahProcess,
+  parentOf,
   processesWithEnv,
   type SplitDeployment,
   startOah,
@@ -60,7 +61,20 @@ export async function startFleet(controllers: number, env: Record<string, string
       if (status !== 200) throw new Error(`GET /api/v1/pool answered ${status}`);
       return body;
     },
-    sandboxPids: () => processesWithEnv("OAH_REDIS_PREFIX", prefix).filter(isSandbox),
+    sandboxPids: () => {
+      // A sandbox's child, between its fork and its exec, still shows the sandbox's command line
+      // and environment: under load, three sandboxes starting at once (each spawning its helpers)
+      // were seen as four. A sandbox is a match whose parent is not one.
+      const matches = processesWithEnv("OAH_REDIS_PREFIX", prefix).filter(isSandbox);
+      const all = new Set(matches);
+      return matches.filter((pid) => {
+        try {
+          return !all.has(parentOf(pid));
+        } catch {
+          return false;
+        }
+      });
+    },
     async snapshot(controller) {
       const res = await fetch(`${controller.url}/snapshot`);
       return (await res.json()) as Awaited<ReturnType<Fleet["snapshot"]>>;

@@ -132,12 +132,15 @@ export function processesWithEnv(name: string, value: string): number[] {
   return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
 }
 
+/** The pid of a process's parent (throws once it is gone). */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
 /** The live children of a process. */
 export function childrenOf(parent: number): number[] {
-  return findProcesses((pid) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
-  });
+  return findProcesses((pid) => parentOf(Number(pid)) === parent);
 }
 
 /**
