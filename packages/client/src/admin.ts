@@ -21,7 +21,7 @@ import type {
   StorageRunsPage,
 } from "@oah/contract";
 import type { Actor, BulkAction, JamKind } from "@oah/core";
-import type { Request } from "./transport";
+import { type Request, seg } from "./transport";
 
 export interface RequeueOptions {
   /** Who asks (recorded as the run's `lastManualRequeueBy`); the caller's token's name without it. */
@@ -97,8 +97,6 @@ export interface OahAdminCalls {
   rollout(options?: { requestedBy?: string }): Promise<{ rolloutId: string }>;
   rolloutProgress(rolloutId: string): Promise<Rollout>;
 }
-
-const seg = encodeURIComponent;
 
 export function adminCalls(request: Request): OahAdminCalls {
   const bulk = (body: BulkActionRequest & { dryRun: boolean }) =>

@@ -15,7 +15,7 @@ import { adminCalls, type OahAdminCalls } from "./admin";
 import { OahWaitTimeout } from "./errors";
 import { type EventsOptions, type EventsTarget, streamEvents } from "./events";
 import { delay, MAX_TIMER_MS } from "./timers";
-import { type ClientOptions, createTransport } from "./transport";
+import { type ClientOptions, createTransport, seg } from "./transport";
 
 export interface PageOptions {
   /** Continue after this cursor: a previous page's `nextCursor`. */
@@ -77,11 +77,12 @@ export interface OahClient extends OahAdminCalls {
   wait(runId: string, options?: WaitOptions): Promise<Run>;
 }
 
-const seg = encodeURIComponent;
-
 /** A client of oah's HTTP API. Every refusal is an `OahApiError`, every failure to reach it an `OahNetworkError`. */
 export function createClient(options: ClientOptions): OahClient {
   const { base, fetch, auth, request } = createTransport(options);
+
+  const pageOf = <T>(path: string, page: PageOptions = {}) =>
+    request<Page<T>>("GET", path, { query: { after: page.after, limit: page.limit } });
 
   const get = async (runId: string, signal?: AbortSignal) =>
     (await request<{ run: Run }>("GET", `/api/v1/runs/${seg(runId)}`, { signal })).run;
@@ -93,18 +94,10 @@ export function createClient(options: ClientOptions): OahClient {
     submitMany: (runs, options = {}) =>
       request<SubmitManyResult>("POST", "/api/v1/runs/batch", { body: { runs, ...options } }),
     get: (runId) => get(runId),
-    listRuns: (sessionId, page = {}) =>
-      request<Page<Run>>("GET", `/api/v1/sessions/${seg(sessionId)}/runs`, {
-        query: { after: page.after, limit: page.limit },
-      }),
-    listEvents: (runId, page = {}) =>
-      request<Page<RunEvent>>("GET", `/api/v1/runs/${seg(runId)}/events`, {
-        query: { after: page.after, limit: page.limit },
-      }),
-    listSessionEvents: (sessionId, page = {}) =>
-      request<Page<RunEvent>>("GET", `/api/v1/sessions/${seg(sessionId)}/events`, {
-        query: { after: page.after, limit: page.limit },
-      }),
+    listRuns: (sessionId, page) => pageOf<Run>(`/api/v1/sessions/${seg(sessionId)}/runs`, page),
+    listEvents: (runId, page) => pageOf<RunEvent>(`/api/v1/runs/${seg(runId)}/events`, page),
+    listSessionEvents: (sessionId, page) =>
+      pageOf<RunEvent>(`/api/v1/sessions/${seg(sessionId)}/events`, page),
     events: (target, events) =>
       streamEvents(
         {

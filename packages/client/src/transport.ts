@@ -4,7 +4,10 @@ import { errorFromAnswer, OahApiError, OahNetworkError, parseBody } from "./erro
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /** A query parameter: a list is sent as one comma-separated value, as the API's filters read it. */
-export type QueryValue = string | number | boolean | readonly string[] | undefined;
+export type QueryValue = string | number | readonly string[] | undefined;
+
+/** A value as one segment of a request's path: a session id may hold `/`, `:` or `?`. */
+export const seg = encodeURIComponent;
 
 export interface RequestParts {
   query?: Record<string, QueryValue>;
