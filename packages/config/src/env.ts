@@ -11,7 +11,9 @@ import {
   RECOVERY_STRATEGIES,
   type RecoveryStrategy,
   ROLES,
+  STEP_NETWORK_MODES,
   type StepLimits,
+  type StepNetwork,
   WAIT_MODES,
   type WaitMode,
   WORKSPACE_ID_PATTERN,
@@ -212,7 +214,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$/, { error: "must be a user name or a numeric uid" })
     .default("nobody"),
-  OAH_STEP_NETWORK: z.enum(["on", "off"]).default("on"),
+  OAH_STEP_NETWORK: z.enum(STEP_NETWORK_MODES).default("on"),
   OAH_STEP_MAX_PROCS: int(8, 1_000_000).default(256),
   OAH_STEP_MAX_FILE_BYTES: int(65_536).default(1_073_741_824),
   OAH_STEP_CPU_SECONDS: int(1).default(600),
@@ -303,7 +305,7 @@ export interface OahConfig {
   sandbox: {
     /** The unprivileged user commands run as (a name or a uid). */
     user: string;
-    network: boolean;
+    network: StepNetwork;
     limits: StepLimits;
   };
 }
@@ -425,7 +427,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shell: e.OAH_SHELL,
     sandbox: {
       user: e.OAH_SANDBOX_USER,
-      network: e.OAH_STEP_NETWORK === "on",
+      network: e.OAH_STEP_NETWORK,
       limits: {
         maxProcs: e.OAH_STEP_MAX_PROCS,
         maxFileBytes: e.OAH_STEP_MAX_FILE_BYTES,

@@ -22,7 +22,7 @@ describe("loadConfig", () => {
       shell: "on",
       sandbox: {
         user: "nobody",
-        network: true,
+        network: "on",
         limits: {
           maxProcs: 256,
           maxFileBytes: 1_073_741_824,
@@ -66,7 +66,7 @@ describe("loadConfig", () => {
         OAH_STEP_MAX_PROCS: "64",
         OAH_STEP_MEMORY_BYTES: "536870912",
       },
-      { sandbox: { user: "oah-steps", network: false, limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
+      { sandbox: { user: "oah-steps", network: "off", limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
     ],
     [
       "workspace weights and caps",

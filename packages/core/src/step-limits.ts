@@ -11,3 +11,12 @@ export interface StepLimits {
   /** Output (stdout and stderr) of the whole command: past it the command is stopped. */
   maxOutputBytes: number;
 }
+
+/**
+ * What network a command's sandbox has (OAH_STEP_NETWORK): `on`, egress through a user-mode
+ * network stack in a network namespace of its own, never the host's loopback nor oah's own
+ * services; `off`, none at all (a loopback of its own); `host`, the host's own network, loopback
+ * included (the old behaviour, for a machine of one's own).
+ */
+export const STEP_NETWORK_MODES = ["on", "off", "host"] as const;
+export type StepNetwork = (typeof STEP_NETWORK_MODES)[number];

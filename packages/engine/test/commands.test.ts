@@ -197,7 +197,7 @@ describe("the sandbox", () => {
     const { port } = server.address() as { port: number };
     const probe = `node -e "require('net').connect(${port},'127.0.0.1').on('data',d=>{process.stdout.write(d);process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(0)})"`;
     try {
-      const offline = await openSandbox(t, { network: false });
+      const offline = await openSandbox(t, { network: "off" });
       expect((await run(offline, t, probe)).stdout).toBe("ECONNREFUSED\n");
       expect((await run(sandbox, t, probe)).stdout).toBe("hello\n");
     } finally {

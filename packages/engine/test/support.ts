@@ -46,7 +46,7 @@ export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): P
     workspaceRoot: t.root,
     hidden: [t.data],
     user: "nobody",
-    network: true,
+    network: "on",
     limits: LIMITS,
     bounds: BOUNDS,
     liveness: null,

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, openSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { StepLimits } from "@oah/core";
+import type { StepLimits, StepNetwork } from "@oah/core";
 import { settlesWithin } from "../abort";
 import type { Liveness } from "../liveness";
 import type { Logger } from "../logger";
@@ -20,7 +20,7 @@ export interface SandboxSettings {
   hidden: readonly string[];
   /** OAH_SANDBOX_USER: a user name or a uid. */
   user: string;
-  network: boolean;
+  network: StepNetwork;
   limits: StepLimits;
   bounds: CommandBounds;
   /** With other hosts that may recover this one's runs: the watchdog kills steps when it lapses. */
@@ -201,7 +201,7 @@ export class SandboxedCommands implements CommandRunner {
         workspace: { fd: 3, path: request.workspaceDir },
         // What does not exist has nothing to hide (and bwrap could not mount on it in a read-only system).
         hidden: this.hidden.filter((path) => existsSync(path)),
-        network: settings.network,
+        network: settings.network !== "off",
         limits: settings.limits,
         command: request.command,
       });
