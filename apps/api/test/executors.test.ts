@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type FakeModel, processesIn, startFakeModel, waitFor } from "@oah/testing";
+import { type FakeModel, sleepers, startFakeModel, uniqueSleep, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -38,19 +38,20 @@ describe("executors: shell, model, agent, hooks", () => {
   const workspace = (id: string) => join(t.place.dataDir, ".openharness", "workspaces", id);
 
   it("cancels a shell step that started a grandchild within 2 s, and leaves no process of it behind", async () => {
+    const marker = uniqueSleep();
     const run = (
       await t.oah.submit("grandchild", {
-        input: { steps: [{ type: "shell", command: "sh -c 'sleep 100 & sleep 100'" }] },
+        input: { steps: [{ type: "shell", command: `sh -c 'sleep ${marker} & sleep ${marker}'` }] },
         workspaceId: "grandchild",
       })
     ).run;
-    await waitFor("the step's processes", async () => processesIn(workspace("grandchild")).length >= 3);
+    await waitFor("the step's processes", async () => sleepers(marker).length === 2);
     const asked = Date.now();
     await t.oah.cancel(run.id);
     const ended = await t.oah.wait(run.id, { timeoutMs: 5_000 });
     expect(Date.now() - asked).toBeLessThan(2_000);
     expect(ended.status).toBe("cancelled");
-    expect(processesIn(workspace("grandchild"))).toEqual([]);
+    expect(sleepers(marker)).toEqual([]);
   });
 
   it("answers a model step from the model, with token counts in its events, and the key sent", async () => {

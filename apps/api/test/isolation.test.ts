@@ -1,14 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import {
+  createStoreEnv,
   createTempDir,
+  createTestRedis,
   forkLoop,
   OUTSIDE_TMP,
+  pathWithout,
   runToExit,
   sleepers,
   sleepersGone,
+  startOah,
   uniqueSleep,
   waitFor,
 } from "@oah/testing";
@@ -245,50 +248,159 @@ describe("OAH_SHELL=off", () => {
 });
 
 describe("a host where the sandbox cannot be made", () => {
-  it("refuses to start, saying why and what to do; with OAH_SHELL=off it starts", async () => {
-    const dir = createTempDir();
-    try {
-      // A PATH with everything oah needs but bubblewrap.
-      const bin = join(dir.path, "bin");
-      mkdirSync(bin);
-      for (const tool of ["setpriv", "prlimit", "bash", "getent"]) {
-        symlinkSync(
-          execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(),
-          join(bin, tool),
-        );
-      }
-      const env = { OAH_DATA_DIR: dir.path, PATH: bin };
-      const refused = await runToExit("oah-api", { env, args: ["--port", "0"] });
-      expect(refused.code).toBe(1);
-      expect(refused.output).toMatch(
-        /commands of runs cannot be sandboxed on this host: bwrap is not installed/,
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** An embedded oah-api on a machine without bubblewrap (or with one that fails as `bwrap` says). */
+  async function withoutSandbox(env: Record<string, string> = {}, bwrap?: string): Promise<ApiUnderTest> {
+    const path = pathWithout(["bwrap"]);
+    cleanups.push(path.remove);
+    if (bwrap) writeFileSync(join(path.path, "bwrap"), bwrap, { mode: 0o755 });
+    const t = await startApi("sqlite", { PATH: path.path, ...env });
+    cleanups.push(() => t.dispose());
+    return t;
+  }
+
+  const COMMAND_RUNS = [
+    { input: { steps: [{ type: "shell", command: "echo hi" }] } },
+    {
+      input: {
+        steps: [
+          { type: "output", value: 1 },
+          { type: "hook", command: "echo hi" },
+        ],
+      },
+    },
+    { executor: "agent", input: { prompt: "list the files", tools: { shell: true } } },
+  ];
+
+  it("the embedded default starts without bubblewrap, says why once, and refuses only runs with commands (400 commands_unavailable)", async () => {
+    const t = await withoutSandbox({ OAH_STEP_NETWORK: "off" });
+    const said = t.api.output();
+    expect(said).toMatch(
+      /oah-api: commands of runs are unavailable on this host: bubblewrap is not installed \(bwrap not found on PATH\)\. To fix: apt-get install -y bubblewrap\. Runs without commands work/,
+    );
+    const ready = await t.client.get<{ status: string; commands: { available: boolean; reason: string } }>(
+      "/readyz",
+    );
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({
+      status: "ready",
+      commands: { available: false, code: "commands_unavailable" },
+    });
+    expect(ready.body.commands.reason).toMatch(/bubblewrap is not installed.*apt-get install -y bubblewrap/);
+    const metrics = await fetch(`${t.api.url}/metrics`).then((r) => r.text());
+    expect(metrics).toContain('oah_commands_available{reason="commands_unavailable"} 0');
+    const pool = await t.oah.pool();
+    expect(pool.hosts[0]!.commands).toMatchObject({ available: false, code: "commands_unavailable" });
+
+    for (const body of COMMAND_RUNS) {
+      const res = await t.client.post<{ error: { code: string; message: string } }>(
+        "/api/v1/sessions/no-sandbox/runs",
+        body,
       );
-      expect(refused.output).toMatch(/apt-get install -y bubblewrap/);
-      expect(refused.output).toMatch(/OAH_SHELL=off/);
-      writeFileSync(
-        join(bin, "bwrap"),
-        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
-        {
-          mode: 0o755,
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("commands_unavailable");
+      expect(res.body.error.message).toMatch(/bubblewrap is not installed.*apt-get install -y bubblewrap/);
+    }
+    const batch = await t.client.post<{ error: { code: string } }>("/api/v1/runs/batch", {
+      runs: [{ sessionId: "no-sandbox", input: { steps: [{ type: "shell", command: "echo hi" }] } }],
+    });
+    expect(batch.status).toBe(400);
+    expect(JSON.stringify(batch.body)).toContain("commands_unavailable");
+    const trpc = await t.client.post("/trpc/runs.submit", {
+      sessionId: "no-sandbox",
+      input: { steps: [{ type: "shell", command: "echo hi" }] },
+    });
+    expect(trpc.status).toBe(400);
+    expect(JSON.stringify(trpc.body)).toContain("commands_unavailable");
+    expect((await t.oah.listRuns("no-sandbox")).items).toEqual([]);
+
+    const plain = (
+      await t.oah.submit("no-sandbox", {
+        input: {
+          steps: [
+            { type: "sleep", ms: 1 },
+            { type: "output", value: 2 },
+          ],
         },
-      );
-      const noNamespaces = await runToExit("oah-api", { env, args: ["--port", "0"] });
-      expect(noNamespaces.code).toBe(1);
-      expect(noNamespaces.output).toMatch(/No permissions to create new namespace/);
-      const unknownUser = await runToExit("oah-api", {
-        env: { OAH_DATA_DIR: dir.path, OAH_SANDBOX_USER: "no-such-user-oah" },
-        args: ["--port", "0"],
-      });
-      expect(unknownUser.code).toBe(1);
-      expect(unknownUser.output).toMatch(/OAH_SANDBOX_USER no-such-user-oah is not a user of this system/);
-    } finally {
-      dir.remove();
-    }
-    const t = await startApi("sqlite", { OAH_SHELL: "off", PATH: "/nonexistent" });
-    try {
-      expect((await t.client.get("/readyz")).status).toBe(200);
-    } finally {
-      await t.dispose();
-    }
+      })
+    ).run;
+    expect(await t.oah.wait(plain.id)).toMatchObject({ status: "completed", output: 2 });
+  });
+
+  it("names the cause when bubblewrap is there but may not make namespaces", async () => {
+    const t = await withoutSandbox(
+      {},
+      "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+    );
+    const ready = await t.client.get<{ commands: { available: boolean; reason: string } }>("/readyz");
+    expect(ready.body.commands.available).toBe(false);
+    expect(ready.body.commands.reason, ready.body.commands.reason).toMatch(
+      /No permissions to create new namespace/,
+    );
+  });
+
+  it("a run with a command accepted before fails with commands_unavailable, running nothing", async () => {
+    const t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
+    cleanups.push(() => t.dispose());
+    const blocker = (await t.oah.submit("before", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
+    await t.oah.wait(blocker.id, { until: ["running"] });
+    const marker = uniqueSleep();
+    const accepted = (
+      await t.oah.submit("before", { input: { steps: [{ type: "shell", command: `sleep ${marker}` }] } })
+    ).run;
+    await t.api.stop("SIGKILL");
+    const path = pathWithout(["bwrap"]);
+    cleanups.push(path.remove);
+    Object.assign(t.env, { PATH: path.path });
+    await t.restart();
+    const ended = await t.oah.wait(accepted.id);
+    expect(ended).toMatchObject({ status: "failed", errorCode: "commands_unavailable" });
+    expect(ended.errorMessage).toMatch(/bubblewrap is not installed/);
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it("refuses to start where the configuration asks for commands it cannot run: command hooks, an unknown sandbox user", async () => {
+    const path = pathWithout(["bwrap"]);
+    cleanups.push(path.remove);
+    const dir = createTempDir();
+    cleanups.push(dir.remove);
+    const hooks = await runToExit("oah-api", {
+      env: {
+        OAH_DATA_DIR: dir.path,
+        PATH: path.path,
+        OAH_HOOKS: JSON.stringify([{ on: "run.started", command: "echo hook" }]),
+      },
+      args: ["--port", "0"],
+    });
+    expect(hooks.code).toBe(1);
+    expect(hooks.output).toMatch(/bubblewrap is not installed.*OAH_HOOKS has commands, which need it/);
+    const unknownUser = await runToExit("oah-api", {
+      env: { OAH_DATA_DIR: dir.path, OAH_SANDBOX_USER: "no-such-user-oah" },
+      args: ["--port", "0"],
+    });
+    expect(unknownUser.code).toBe(1);
+    expect(unknownUser.output).toMatch(/OAH_SANDBOX_USER no-such-user-oah is not a user of this system/);
+  });
+
+  it("a worker host (oah-sandbox) refuses to start without its sandbox, unless OAH_SHELL=off says so", async () => {
+    const path = pathWithout(["bwrap"]);
+    cleanups.push(path.remove);
+    const place = await createStoreEnv("postgres");
+    cleanups.push(() => place.dispose());
+    const redis = await createTestRedis();
+    cleanups.push(() => redis.dispose());
+    const env = { ...place.env, OAH_REDIS_URL: redis.url, OAH_REDIS_PREFIX: redis.prefix, PATH: path.path };
+    const refused = await runToExit("oah-sandbox", { env, args: ["--port", "0"] });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/cannot be sandboxed on this host: bubblewrap is not installed/);
+    expect(refused.output).toMatch(/OAH_SHELL=off/);
+    const off = await startOah("oah-sandbox", { env: { ...env, OAH_SHELL: "off" }, args: ["--port", "0"] });
+    cleanups.push(() => off.stop("SIGKILL"));
+    const ready = await fetch(`${off.url}/readyz`).then((r) => r.json());
+    expect(ready).toMatchObject({ status: "ready", commands: { available: false, code: "shell_disabled" } });
   });
 });

@@ -18,7 +18,13 @@ runHostCommand({
       if (cli.host !== undefined) c.host = cli.host;
     },
     port: (c) => cli.port ?? c.sandboxPort,
-    createServer: ({ config, metrics, logger, isReady }) =>
-      createProbeServer({ metrics, apiTokens: config.apiTokens, isReady, logger }),
+    createServer: ({ runtime, config, metrics, logger, isReady }) =>
+      createProbeServer({
+        metrics,
+        apiTokens: config.apiTokens,
+        isReady,
+        commands: runtime.commands,
+        logger,
+      }),
   }),
 });

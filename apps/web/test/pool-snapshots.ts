@@ -10,6 +10,7 @@ export function snapshot(
     hostId: "host-a",
     processKind: "standalone",
     state: "active",
+    commands: { available: true },
     at: 1_000,
     intervalMs: 1_000,
     min: 1,

@@ -1,4 +1,5 @@
 import type {
+  CommandsAvailability,
   ControllerTarget,
   FleetDecision,
   HostState,
@@ -70,6 +71,8 @@ export interface PoolSnapshot {
   processKind: ProcessKind;
   /** Active, or under an order: cordoned, draining, drained (issue 17 §4). */
   state: HostState;
+  /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no sandbox here). */
+  commands: CommandsAvailability;
   at: number;
   /** How often the snapshot is renewed; one not renewed for two of these is late. */
   intervalMs: number;

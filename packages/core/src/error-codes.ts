@@ -11,6 +11,8 @@ export const RUN_ERROR_CODES = [
   "invalid_run_transition",
   // A command-running step on a host that runs none (OAH_SHELL=off).
   "shell_disabled",
+  // A command-running step on a host that cannot make the commands' sandbox (the message says why).
+  "commands_unavailable",
   // The run's workspace does not resolve to a directory under OAH_WORKSPACE_ROOT.
   "workspace_invalid",
 ] as const;
@@ -32,6 +34,7 @@ export const API_ERROR_STATUS = {
   invalid_json: 400,
   invalid_cursor: 400,
   shell_disabled: 400,
+  commands_unavailable: 400,
   unauthorized: 401,
   forbidden_origin: 403,
   forbidden: 403,

@@ -1,6 +1,7 @@
 export * from "./attempt-limit";
 export * from "./bulk-actions";
 export * from "./claim-ahead";
+export * from "./commands-availability";
 export * from "./error-codes";
 export * from "./events";
 export * from "./fair-share";

@@ -1,9 +1,15 @@
-import { type ClaimAheadPolicy, DEFAULT_CLAIM_AHEAD, type WaitMode } from "@oah/core";
+import {
+  type ClaimAheadPolicy,
+  type CommandsAvailability,
+  DEFAULT_CLAIM_AHEAD,
+  type WaitMode,
+} from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
 import { BulkJobRunner } from "./bulk/bulk-runner";
 import { BulkService } from "./bulk/bulk-service";
+import { NoCommands } from "./commands/command-runner";
 import type { ControllerChannel } from "./coordination/controller-channel";
 import type { HostLeases } from "./coordination/host-leases";
 import type { HostOrders } from "./coordination/host-orders";
@@ -55,12 +61,12 @@ export interface EngineOptions {
   logger: Logger;
   observers?: EngineObservers;
   /** This host's worker pool; null serves the API only. */
-  pool: PoolOptions | null;
+  pool: Omit<PoolOptions, "commands"> | null;
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
-  /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */
-  acceptsCommandRuns: boolean;
+  /** Whether this deployment runs commands (OAH_SHELL, and the sandbox this host could make). */
+  commands: CommandsAvailability;
   /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
   leases: HostLeases;
   leaseTtlMs: number;
@@ -82,8 +88,17 @@ export interface EngineOptions {
   recovery: MaintenanceSettings;
 }
 
+/** The commands of the hooks of an engine given none: there are no hooks to run them. */
+const NO_HOOK_COMMANDS = new NoCommands({
+  available: false,
+  code: "shell_disabled",
+  reason: "no hooks are configured",
+});
+
 /** The engine of one process: the host's life, and what the API asks of it (runs, and the fleet). */
 export interface RunEngine {
+  /** Whether this deployment runs commands, and why not (readiness, metrics, the pool snapshot). */
+  commands: CommandsAvailability;
   lifecycle: HostLifecycle;
   service: RunService;
   fleet: FleetService;
@@ -112,7 +127,9 @@ export function createEngine(options: EngineOptions): RunEngine {
     logger,
     observers,
     events,
-    hooks: options.hooks ?? new HookRunner({ hooks: [], timeoutMs: 1, commands: null, env: () => ({}) }),
+    hooks:
+      options.hooks ??
+      new HookRunner({ hooks: [], timeoutMs: 1, commands: NO_HOOK_COMMANDS, env: () => ({}) }),
     workspaceRoot: options.workspaceRoot,
     finishRetryMs: recovery.staleAfterMs,
     claimAhead: options.claimAhead ?? DEFAULT_CLAIM_AHEAD,
@@ -122,7 +139,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     liveness: options.liveness,
     waitMode: options.waitMode ?? "park",
   };
-  const pool = options.pool ? new ElasticPool(host, options.pool) : null;
+  const pool = options.pool ? new ElasticPool(host, { ...options.pool, commands: options.commands }) : null;
   const bulkJobs =
     options.bulkRunsPerSecond === null
       ? null
@@ -153,11 +170,12 @@ export function createEngine(options: EngineOptions): RunEngine {
     signals,
     logger,
     observers,
-    acceptsCommandRuns: options.acceptsCommandRuns,
+    commands: options.commands,
     runTimeoutMs: options.runTimeoutMs,
     maxAttempts: recovery.maxAttempts,
   });
   return {
+    commands: options.commands,
     lifecycle: new HostLifecycle({
       host,
       pool,

@@ -7,9 +7,17 @@ export type {
   CommandResult,
   CommandRunner,
 } from "./commands/command-runner";
+export { NoCommands, refusalOf } from "./commands/command-runner";
 export { HostCommands } from "./commands/host-commands";
-export { type SandboxPlan, sandboxArgv } from "./commands/sandbox-argv";
-export { SandboxedCommands, type SandboxSettings, SandboxUnavailable } from "./commands/sandboxed-commands";
+export { outermost, SANDBOX_WORKSPACE, type SandboxPlan, sandboxArgv } from "./commands/sandbox-argv";
+export { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./commands/sandbox-diagnosis";
+export {
+  findExecutable,
+  SandboxedCommands,
+  type SandboxSettings,
+  SandboxUnavailable,
+  sandboxFacts,
+} from "./commands/sandboxed-commands";
 export { prepareWorkspaceRoot } from "./commands/workspace";
 export type { ControllerChannel } from "./coordination/controller-channel";
 export { type HostLeases, LocalHostLeases } from "./coordination/host-leases";

@@ -8,6 +8,7 @@ import { MemoryRunStore } from "@oah/store/memory";
 import {
   AgentExecutor,
   createEngine,
+  type EngineOptions,
   type EventBus,
   type EventStreamSettings,
   type ExecutionContext,
@@ -20,7 +21,7 @@ import {
   localMaintenanceLock,
   type MaintenanceSettings,
   type ModelEndpoint,
-  type PoolOptions,
+  NoCommands,
   ScriptExecutor,
   silentLogger,
 } from "../src";
@@ -49,6 +50,9 @@ export class WatchedStore extends MemoryRunStore {
 /** No model endpoint: a model step fails. */
 const NO_MODEL: ModelEndpoint = { baseUrl: undefined, model: "none", apiKey: undefined, timeoutMs: 1_000 };
 
+/** The commands of a host with OAH_SHELL=off. */
+const SHELL_OFF = new NoCommands({ available: false, code: "shell_disabled", reason: "OAH_SHELL=off" });
+
 /**
  * The script executor (sleep, output, wait_tool, fail and model steps: no command),
  * recording which runs it executes, how many at once, and how many of one session at once.
@@ -61,7 +65,12 @@ export class RecordingExecutor implements Executor {
   private readonly script: ScriptExecutor;
 
   constructor(model: ModelEndpoint) {
-    this.script = new ScriptExecutor({ toolTimeoutMs: 10_000, commands: null, shellEnv: () => ({}), model });
+    this.script = new ScriptExecutor({
+      toolTimeoutMs: 10_000,
+      commands: SHELL_OFF,
+      shellEnv: () => ({}),
+      model,
+    });
   }
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
@@ -86,7 +95,7 @@ export class RecordingExecutor implements Executor {
 }
 
 export interface MemoryHostOptions {
-  pool?: Partial<PoolOptions>;
+  pool?: Partial<EngineOptions["pool"] & object>;
   recovery?: Partial<MaintenanceSettings>;
   /** The event bus (a local one by default). */
   events?: EventBus;
@@ -114,7 +123,12 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   const orders = new LocalHostOrders();
   const model = options.model ?? NO_MODEL;
   const executor = new RecordingExecutor(model);
-  const agent = new AgentExecutor({ toolTimeoutMs: 10_000, commands: null, shellEnv: () => ({}), model });
+  const agent = new AgentExecutor({
+    toolTimeoutMs: 10_000,
+    commands: SHELL_OFF,
+    shellEnv: () => ({}),
+    model,
+  });
   const events = options.events ?? new LocalEventBus();
   const hostId = "memory-host";
   const recovery: MaintenanceSettings = {
@@ -127,7 +141,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     auditRetentionMs: 0,
     ...options.recovery,
   };
-  const pool: PoolOptions = {
+  const pool: EngineOptions["pool"] = {
     min: 2,
     max: 2,
     sizing: DEFAULT_POOL_SIZING,
@@ -155,7 +169,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     pool,
     // Nothing is written there: no step of these runs runs a command.
     workspaceRoot: join(tmpdir(), "oah-memory-host-workspaces"),
-    acceptsCommandRuns: false,
+    commands: SHELL_OFF.why,
     leases,
     leaseTtlMs: 30_000,
     workers: null,

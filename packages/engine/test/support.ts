@@ -1,3 +1,4 @@
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { createTempDir, OUTSIDE_TMP } from "@oah/testing";
 import {
@@ -35,8 +36,13 @@ export interface TestRoot {
   remove(): void;
 }
 
-export async function createTestRoot(): Promise<TestRoot> {
-  const { path: dir, remove } = createTempDir("oah-commands-", OUTSIDE_TMP);
+/**
+ * `mode`: the test directory's own; 0o700 is a private data directory, as in root's home.
+ * `base`: where it is made; outside /tmp unless told, as a host's data directory would be.
+ */
+export async function createTestRoot(mode = 0o711, base = OUTSIDE_TMP): Promise<TestRoot> {
+  const { path: dir, remove } = createTempDir("oah-commands-", base);
+  chmodSync(dir, mode);
   const root = await prepareWorkspaceRoot(join(dir, "workspaces"));
   return { dir, root, data: join(dir, "data"), workspace: (id) => join(root, id), remove };
 }
@@ -47,6 +53,7 @@ export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): P
     hidden: [t.data],
     user: "nobody",
     network: "on",
+    refusedAddresses: [],
     limits: LIMITS,
     bounds: BOUNDS,
     liveness: null,

@@ -11,3 +11,4 @@ export { RedisRunSignalBus } from "./coordination/run-signal-bus";
 export { RedisWorkerRegistry } from "./coordination/worker-registry";
 export { type RedisKeys, redisKeys } from "./keys";
 export { RedisSessionQueue, type RedisSessionQueueOptions } from "./redis-session-queue";
+export { redisVersion } from "./server-version";

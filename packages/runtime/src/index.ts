@@ -1,3 +1,4 @@
+export { doctorCommand, runDoctor } from "./doctor/doctor";
 export { createExecutors, createHookRunner } from "./executors";
 export { exitWith } from "./host-startup";
 export { createMetrics, type Metrics } from "./metrics";

@@ -1,4 +1,5 @@
 import type { FleetWorkload, JamCounts, SlotSnapshot } from "@oah/contract";
+import type { CommandsAvailability } from "@oah/core";
 import type { EngineObservers } from "@oah/engine";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -18,6 +19,8 @@ export interface MetricSources {
   workload?: () => Promise<FleetWorkload>;
   /** The jammed sessions of each kind, fleet-wide (null before the engine is up); an API process reports them. */
   jams?: () => Promise<JamCounts | null>;
+  /** Whether this host runs commands of runs (null before its runtime is up). */
+  commands?: () => CommandsAvailability | null;
 }
 
 /**
@@ -82,7 +85,13 @@ function jamGauge(registry: Registry, jams: () => Promise<JamCounts | null>): vo
 }
 
 /** Prometheus metrics of one process: runs, queue wait, workers and HTTP; on an API process, the fleet's workload. */
-export function createMetrics({ slots, openStreams = () => 0, workload, jams }: MetricSources): Metrics {
+export function createMetrics({
+  slots,
+  openStreams = () => 0,
+  workload,
+  jams,
+  commands = () => null,
+}: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
   if (workload) workloadGauges(registry, workload);
@@ -124,6 +133,17 @@ export function createMetrics({ slots, openStreams = () => 0, workload, jams }: 
     collect() {
       this.reset();
       for (const slot of slots()) this.inc({ state: slot.state });
+    },
+  });
+  new Gauge({
+    name: "oah_commands_available",
+    help: "1 when this host runs commands of runs (shell and hook steps, the agent's shell tool); 0 when not, labelled with why (shell_disabled, commands_unavailable)",
+    labelNames: ["reason"],
+    registers: [registry],
+    collect() {
+      const now = commands();
+      this.reset();
+      if (now) this.set({ reason: now.available ? "" : now.code }, now.available ? 1 : 0);
     },
   });
   new Gauge({

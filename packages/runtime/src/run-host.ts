@@ -46,6 +46,7 @@ export async function runHost(spec: HostSpec): Promise<void> {
   const metrics = createMetrics({
     slots: () => runtime?.engine.lifecycle.slots() ?? [],
     openStreams: () => runtime?.engine.streams.openStreams ?? 0,
+    commands: () => runtime?.commands ?? null,
     ...(spec.role === "sandbox"
       ? {}
       : {
@@ -61,6 +62,14 @@ export async function runHost(spec: HostSpec): Promise<void> {
     observers: metrics.observers,
     migrationsDir: spec.migrationsDir,
   });
+  if (!runtime.commands.available && runtime.commands.code === "commands_unavailable") {
+    // Loud on purpose: the host serves, but a whole kind of run is refused until this is fixed.
+    process.stderr.write(
+      `${name}: commands of runs are unavailable on this host: ${runtime.commands.reason}. ` +
+        "Runs without commands work; shell steps, hook steps and the agent's shell tool are refused (400 commands_unavailable).\n",
+    );
+    logger.warn({ reason: runtime.commands.reason }, "commands of runs are unavailable on this host");
+  }
   const { lifecycle } = runtime.engine;
   const { store } = runtime;
   let accepting = false;
@@ -124,6 +133,8 @@ export interface HostCommand<Cli extends { help: boolean }> {
   usage: string;
   /** Throws with a message for the operator on a bad command line. */
   parse(argv: string[]): Cli;
+  /** Another command than serving, when the command line asks for one (`oah-api doctor`); null: serve. */
+  instead?(cli: Cli): Promise<never> | null;
   host(cli: Cli): Omit<HostSpec, "name">;
 }
 
@@ -140,7 +151,8 @@ export function runHostCommand<Cli extends { help: boolean }>(command: HostComma
     process.stdout.write(`${usage}\n`);
     return;
   }
-  runHost({ name, ...command.host(cli) }).catch((error: unknown) =>
+  const other = command.instead?.(cli);
+  (other ?? runHost({ name, ...command.host(cli) })).catch((error: unknown) =>
     exitWith(name, (error as Error).stack ?? String(error)),
   );
 }

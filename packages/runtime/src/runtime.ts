@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type OahConfig, usesRedis } from "@oah/config";
-import { claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
+import { type CommandsAvailability, claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
-  type CommandRunner,
   type ControllerChannel,
   createEngine,
   type EngineObservers,
+  type EngineOptions,
   type EventBus,
   type HostLeases,
   type HostOrders,
@@ -19,7 +19,6 @@ import {
   localMaintenanceLock,
   type MaintenanceLock,
   type PoolBoard,
-  type PoolOptions,
   prepareWorkspaceRoot,
   type RunEngine,
   type RunSignalBus,
@@ -41,7 +40,8 @@ import {
 } from "@oah/redis";
 import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
 
-import { CommandsUnavailable, createExecutors, createHookRunner, openCommandRunner } from "./executors";
+import { apiOnlyCommands, type CommandSetup, CommandsUnavailable, openCommands } from "./command-setup";
+import { createExecutors, createHookRunner } from "./executors";
 import { combineObservers, openLocalJournal } from "./local-journal";
 
 /** What a process is: the API with workers, the API alone, or a standalone worker host. */
@@ -61,6 +61,8 @@ export interface Runtime {
   store: RunStore;
   hostId: string;
   queueKind: "in-process" | "redis";
+  /** Whether this deployment runs commands, and if not, why. */
+  commands: CommandsAvailability;
   close(): Promise<void>;
 }
 
@@ -76,7 +78,7 @@ function poolOptions(
   role: HostRole,
   registry: WorkerRegistry | null,
   board: PoolBoard | null,
-): PoolOptions | null {
+): EngineOptions["pool"] {
   if (role === "api-only") return null;
   const p = config.pool;
   return {
@@ -141,7 +143,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // With other hosts that may take over this one's runs, it may execute only while its lease is fresh.
   const liveness =
     redis && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
-  let commands: CommandRunner | null = null;
+  let commands: CommandSetup = apiOnlyCommands(config);
   let workspaceRoot = config.workspaceRoot;
   if (role !== "api-only") {
     try {
@@ -150,7 +152,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           `cannot make the workspace root ${config.workspaceRoot}: ${error.message}`,
         );
       });
-      commands = await openCommandRunner(config, workspaceRoot, liveness, logger);
+      commands = await openCommands(config, role, workspaceRoot, liveness, logger);
     } catch (error) {
       redis?.disconnect();
       await store.close();
@@ -199,13 +201,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     events,
     maintenanceLock,
     board,
-    executors: createExecutors(config, config.shell === "off" ? null : commands),
-    hooks: createHookRunner(config, commands),
+    executors: createExecutors(config, commands.runs),
+    hooks: createHookRunner(config, commands.hooks),
     logger,
     observers: combineObservers(options.observers ?? {}, journal),
     pool: poolOptions(config, role, registry, board),
     workspaceRoot,
-    acceptsCommandRuns: config.shell !== "off",
+    commands: commands.availability,
     leases,
     leaseTtlMs: config.sessionLockTtlMs,
     workers: registry,
@@ -234,8 +236,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     store,
     hostId,
     queueKind: redis ? "redis" : "in-process",
+    commands: commands.availability,
     close: async () => {
-      commands?.close?.();
+      commands.close();
       await queue.close();
       await signals.close();
       await events.close();

@@ -10,6 +10,7 @@ export * from "./postgres";
 export * from "./private-servers";
 export * from "./processes";
 export * from "./quarantined-runs";
+export * from "./reachability";
 export * from "./redis";
 export * from "./redis-cluster";
 export * from "./runs";

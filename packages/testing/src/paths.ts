@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root: the nearest folder above this module that holds turbo.json (also from a bundle). */
@@ -36,4 +36,29 @@ export function createTempDir(prefix = "oah-test-", base = tmpdir()): TempDir {
   const path = mkdtempSync(join(base, prefix));
   chmodSync(path, 0o711);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A PATH like this one without some programs (a machine without bubblewrap, say): a directory of
+ * links to every other program of PATH's directories and the sbin ones. `path` goes in PATH.
+ */
+export function pathWithout(programs: readonly string[]): TempDir {
+  // Outside /tmp, as programs are: a sandbox's first stage covers /tmp with the workspace.
+  const dir = createTempDir("oah-path-", OUTSIDE_TMP);
+  const taken = new Set(programs);
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/sbin"].filter(Boolean);
+  for (const from of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(from);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (taken.has(name)) continue;
+      taken.add(name);
+      symlinkSync(join(from, name), join(dir.path, name));
+    }
+  }
+  return dir;
 }

@@ -121,11 +121,6 @@ function findProcesses(test: (pid: string) => boolean): number[] {
   return found;
 }
 
-/** Processes (not zombies) whose working directory is `dir`: what a run's shell step left running there. */
-export function processesIn(dir: string): number[] {
-  return findProcesses((pid) => readlinkSync(`/proc/${pid}/cwd`) === dir);
-}
-
 /** Processes started with `name=value` in their environment: e.g. every process of one test deployment. */
 export function processesWithEnv(name: string, value: string): number[] {
   const entry = `${name}=${value}`;

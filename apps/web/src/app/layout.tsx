@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { CommandsBanner } from "@/components/CommandsBanner";
 import { WhoAmI } from "@/components/WhoAmI";
 import { tokenRequired } from "@/lib/server-config";
 import { Providers } from "./providers";
@@ -50,7 +51,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               </form>
             ) : null}
           </header>
-          <main id="main">{children}</main>
+          <main id="main">
+            <CommandsBanner />
+            {children}
+          </main>
         </Providers>
       </body>
     </html>

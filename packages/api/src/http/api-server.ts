@@ -17,7 +17,10 @@ import { boundServer, discardUnreadBody } from "./server-bounds";
 
 export interface ApiServerOptions {
   /** What the API asks of the engine. */
-  engine: Pick<RunEngine, "service" | "fleet" | "streams" | "audit" | "bulk" | "sessions" | "jams">;
+  engine: Pick<
+    RunEngine,
+    "commands" | "service" | "fleet" | "streams" | "audit" | "bulk" | "sessions" | "jams"
+  >;
   metrics: HttpMetrics;
   logger: Logger;
   /** The tokens the API accepts, each with its name and role; none: loopback only, open to all. */
@@ -75,6 +78,7 @@ export function createApiServer(options: ApiServerOptions): Server {
       metrics,
       auth,
       isReady: options.isReady,
+      commands: engine.commands,
     });
     if (probe !== null) return { route: path, status: probe };
     const outcome = auth?.check(req) ?? { ok: true, actor: LOCAL_ACTOR };

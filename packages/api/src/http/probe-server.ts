@@ -12,6 +12,8 @@ export interface ProbeServerOptions {
   /** The tokens of /metrics and the documents; none: open (loopback). */
   apiTokens: readonly NamedToken[];
   isReady: () => Promise<boolean>;
+  /** Whether the process runs commands of runs (a worker host), told in /readyz. */
+  commands?: ProbeOptions["commands"];
   logger: Logger;
   /** What the process is, in the 404 of other paths. */
   role?: string;
@@ -25,7 +27,7 @@ export function createProbeServer(options: ProbeServerOptions): Server {
   const auth = bearerAuthOf(options.apiTokens);
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    serveProbe(req, res, path, { metrics, auth, isReady })
+    serveProbe(req, res, path, { metrics, auth, isReady, commands: options.commands })
       .then(async (status) => {
         if (status !== null) return;
         const document = Object.hasOwn(documents, path) ? documents[path] : undefined;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CommandsAvailability } from "@oah/core";
 import type { AuthOutcome, BearerAuth } from "./bearer-auth";
 import { sendJson } from "./respond";
 
@@ -12,6 +13,8 @@ export interface ProbeOptions {
   metrics: Pick<HttpMetrics, "registry">;
   /** Ready to serve: started, not draining, and the store answers. */
   isReady: () => Promise<boolean>;
+  /** Whether this process runs commands of runs (told in /readyz); none for a process without runs. */
+  commands?: CommandsAvailability;
   /** The bearer check of /metrics; null without OAH_API_TOKEN. */
   auth: BearerAuth | null;
 }
@@ -57,7 +60,9 @@ export async function serveProbe(
   }
   if (path === "/readyz") {
     const ready = await options.isReady().catch(() => false);
-    sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" });
+    // Commands unavailable do not make a host unready: it serves every run without them.
+    const commands = options.commands && { commands: options.commands };
+    sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready", ...commands });
     return ready ? 200 : 503;
   }
   if (path !== "/metrics") return null;

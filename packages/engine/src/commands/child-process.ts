@@ -33,14 +33,19 @@ export interface ProcessSpec {
   file: string;
   args: string[];
   cwd: string;
-  /** Open descriptors the process gets as fd 3, 4, …; the caller closes its own copies. */
-  fds?: number[];
+  /** What the process gets as fd 3, 4, …: open descriptors (the caller closes its own copies), or pipes to it. */
+  fds?: (number | "pipe")[];
 }
 
 /** How a runner keeps a command's processes within bounds: what it does at start, stop and end. */
 export interface ProcessGuard {
   /** The process has started; the returned function is called once it has ended. */
   started?(child: ChildProcess): () => void;
+  /**
+   * What the process needs from the host once started, before it goes on (a sandbox's network).
+   * A rejection stops the process and becomes the command's.
+   */
+  prepare?(child: ChildProcess): Promise<void>;
   /**
    * Stops the process and everything it started: SIGTERM first, SIGKILL to what is
    * left after `graceMs`. Resolves once they are gone (or the process has exited).
@@ -121,6 +126,17 @@ export async function runProcess(
   if (request.signal.aborted) stop();
 
   try {
+    if (guard.prepare && child.pid !== undefined) {
+      try {
+        await guard.prepare(child);
+      } catch (error) {
+        stop();
+        await exited.catch(() => {});
+        release?.();
+        await stopping;
+        throw error;
+      }
+    }
     const exit = await exited;
     release?.();
     if (stopping) await stopping;

@@ -1,3 +1,4 @@
+import type { CommandsAvailability } from "@oah/core";
 import { RunFailure } from "../run-failure";
 
 /** What a command printed so far: the first bytes of each stream, and how many bytes were not kept. */
@@ -44,9 +45,25 @@ export interface CommandRunner {
   close?(): void;
 }
 
-/** A command-running step on a host that runs none (OAH_SHELL=off). */
-export const shellDisabled = (): RunFailure =>
-  new RunFailure("shell_disabled", "this host runs no commands (OAH_SHELL=off)");
+/**
+ * The runner of a host that runs no commands (OAH_SHELL=off, or no sandbox here): each command
+ * fails its run with the code and the reason, and so does a run that would run one, before it starts.
+ */
+export class NoCommands implements CommandRunner {
+  constructor(readonly why: Extract<CommandsAvailability, { available: false }>) {}
+
+  refusal(): RunFailure {
+    return new RunFailure(this.why.code, `this host runs no commands: ${this.why.reason}`);
+  }
+
+  async run(): Promise<CommandResult> {
+    throw this.refusal();
+  }
+}
+
+/** Why `commands` runs nothing, or null when it runs commands. */
+export const refusalOf = (commands: CommandRunner): RunFailure | null =>
+  commands instanceof NoCommands ? commands.refusal() : null;
 
 /** What every runner bounds the same way. */
 export interface CommandBounds {

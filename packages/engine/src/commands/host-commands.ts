@@ -36,10 +36,16 @@ export class HostCommands implements CommandRunner {
 
   async run(request: CommandRequest): Promise<CommandResult> {
     const cwd = await prepareWorkspace(this.workspaceRoot, request.workspaceDir, null);
-    return runProcess({ file: "/bin/sh", args: ["-c", request.command], cwd }, request, this.bounds, {
-      stop: (child, _exited, graceMs) => terminateGroup(child.pid!, graceMs),
-      // What the command left running in its group is stopped as well.
-      ended: (child) => terminateGroup(child.pid!, this.bounds.killGraceMs),
-    });
+    const env = { ...request.env, HOME: cwd };
+    return runProcess(
+      { file: "/bin/sh", args: ["-c", request.command], cwd },
+      { ...request, env },
+      this.bounds,
+      {
+        stop: (child, _exited, graceMs) => terminateGroup(child.pid!, graceMs),
+        // What the command left running in its group is stopped as well.
+        ended: (child) => terminateGroup(child.pid!, this.bounds.killGraceMs),
+      },
+    );
   }
 }

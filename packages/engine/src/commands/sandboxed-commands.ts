@@ -1,16 +1,30 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, openSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import type { StepLimits, StepNetwork } from "@oah/core";
 import { settlesWithin } from "../abort";
 import type { Liveness } from "../liveness";
 import type { Logger } from "../logger";
+import { RunFailure } from "../run-failure";
 import { type ProcessGuard, runProcess } from "./child-process";
 import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
 import { groupMembers, signal } from "./process-table";
-import { type SandboxPlan, sandboxArgv } from "./sandbox-argv";
+import { SANDBOX_WORKSPACE, type SandboxPlan, type SystemEntry, sandboxArgv } from "./sandbox-argv";
+import { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./sandbox-diagnosis";
 import { SandboxNamespace } from "./sandbox-namespace";
 import { StepWatchdog } from "./step-watchdog";
+import { refusedAddresses, UserModeNetwork } from "./user-mode-network";
 import { prepareWorkspace } from "./workspace";
 
 export interface SandboxSettings {
@@ -21,6 +35,8 @@ export interface SandboxSettings {
   /** OAH_SANDBOX_USER: a user name or a uid. */
   user: string;
   network: StepNetwork;
+  /** IPv4 addresses no step may reach besides the host's own (oah's Redis and PostgreSQL elsewhere). */
+  refusedAddresses: readonly string[];
   limits: StepLimits;
   bounds: CommandBounds;
   /** With other hosts that may recover this one's runs: the watchdog kills steps when it lapses. */
@@ -28,21 +44,34 @@ export interface SandboxSettings {
   logger: Logger;
 }
 
-/** The sandbox cannot be made on this host; the message says why and what to do. */
+/**
+ * The sandbox cannot be made on this host: why, and what to do about it. `configuration`: the
+ * configuration asks for what cannot be (OAH_SANDBOX_USER), not the host lacks something.
+ */
 export class SandboxUnavailable extends Error {
-  constructor(reason: string) {
+  constructor(
+    readonly diagnosis: SandboxDiagnosis,
+    readonly configuration = false,
+  ) {
     super(
-      `commands of runs cannot be sandboxed on this host: ${reason}. Install bubblewrap and util-linux ` +
-        "(apt-get install -y bubblewrap util-linux) on a kernel with user namespaces, or set OAH_SHELL=off " +
-        "(no shell steps, hook steps or agent shell tool) or OAH_SHELL=unsafe-host (commands unconfined on " +
-        "the host: only on a machine of your own)",
+      `commands of runs cannot be sandboxed on this host: ${diagnosis.cause}. To fix: ${diagnosis.fix}; ` +
+        "or set OAH_SHELL=off (no shell steps, hook steps or agent shell tool) or OAH_SHELL=unsafe-host " +
+        "(commands unconfined on the host: only on a machine of your own)",
     );
     this.name = "SandboxUnavailable";
   }
 }
 
-function findExecutable(name: string): string {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
+class MissingTool extends Error {
+  constructor(readonly tool: string) {
+    super(`${tool} is not installed`);
+  }
+}
+
+/** A program on PATH, or in the sbin directories a user's PATH may lack. */
+export function findExecutable(name: string): string | null {
+  const dirs = [...(process.env.PATH ?? "/usr/bin:/bin").split(delimiter), "/usr/sbin", "/sbin"];
+  for (const dir of dirs) {
     if (!dir) continue;
     const path = join(dir, name);
     try {
@@ -50,7 +79,40 @@ function findExecutable(name: string): string {
       return path;
     } catch {}
   }
-  throw new SandboxUnavailable(`${name} is not installed (not found on PATH)`);
+  return null;
+}
+
+/** A tool's real path: the sandbox's own namespaces may cover the directory of a link to it (/tmp). */
+function requireExecutable(name: string): string {
+  const path = findExecutable(name);
+  if (path === null) throw new MissingTool(name);
+  return realpathSync(path);
+}
+
+const readNumber = (path: string): number | null => {
+  try {
+    return Number(readFileSync(path, "utf8").trim());
+  } catch {
+    return null;
+  }
+};
+
+const inContainer = (): boolean =>
+  existsSync("/.dockerenv") ||
+  existsSync("/run/.containerenv") ||
+  process.env.container !== undefined ||
+  process.env.KUBERNETES_SERVICE_HOST !== undefined;
+
+/** What the system says about namespaces, with what failed, for diagnoseSandbox. */
+export function sandboxFacts(failure: { missingTool?: string; trialError?: string }): SandboxFacts {
+  return {
+    missingTool: failure.missingTool ?? null,
+    maxUserNamespaces: readNumber("/proc/sys/user/max_user_namespaces"),
+    unprivilegedUsernsClone: readNumber("/proc/sys/kernel/unprivileged_userns_clone"),
+    apparmorRestrictsUserns: readNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+    inContainer: inContainer(),
+    trialError: failure.trialError ?? null,
+  };
 }
 
 /** A user name or uid as ids; root is refused: commands run unprivileged. */
@@ -62,108 +124,107 @@ function resolveUser(user: string): { uid: number; gid: number } {
   } catch {
     if (/^\d+$/.test(user)) ids = { uid: Number(user), gid: Number(user) };
   }
-  if (!ids) throw new SandboxUnavailable(`OAH_SANDBOX_USER ${user} is not a user of this system`);
-  if (ids.uid === 0) throw new SandboxUnavailable("OAH_SANDBOX_USER must not be root");
+  const fail = (cause: string, fix: string) => new SandboxUnavailable({ cause, fix }, true);
+  if (!ids) throw fail(`OAH_SANDBOX_USER ${user} is not a user of this system`, "name an existing user");
+  if (ids.uid === 0) throw fail("OAH_SANDBOX_USER must not be root", "name an unprivileged user (nobody)");
   return ids;
 }
 
-/**
- * bwrap resolves the workspace as the sandbox user, before the sandbox exists: every
- * directory above the workspace root must let that user pass (x for it).
- */
-function checkReachable(root: string, user: { uid: number; gid: number }): void {
-  for (let dir = dirname(root); ; dir = dirname(dir)) {
-    const { mode, uid, gid } = statSync(dir);
-    const bit = uid === user.uid ? 0o100 : gid === user.gid ? 0o010 : 0o001;
-    if ((mode & bit) === 0) {
-      throw new SandboxUnavailable(
-        `the sandbox user (uid ${user.uid}) cannot reach the workspace root ${root}: ${dir} is mode ` +
-          `${(mode & 0o777).toString(8)}. Put OAH_WORKSPACE_ROOT (or OAH_DATA_DIR) under a directory others ` +
-          `may pass through, or let them (chmod o+x ${dir})`,
-      );
-    }
-    if (dir === dirname(dir)) return;
-  }
+/** The entries of the host's `/`: what the sandbox shows of the system. */
+function systemEntries(): SystemEntry[] {
+  return readdirSync("/", { withFileTypes: true }).map((entry) =>
+    entry.isSymbolicLink()
+      ? { name: entry.name, symlink: readlinkSync(`/${entry.name}`) }
+      : { name: entry.name },
+  );
 }
+
+/** The file /etc/resolv.conf leads to, following its symlinks by name (the target may not exist); null without one. */
+function resolvConfPath(): string | null {
+  let path = "/etc/resolv.conf";
+  for (let hops = 0; hops < 8; hops++) {
+    let target: string;
+    try {
+      target = readlinkSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EINVAL") return path; // a file
+      return code === "ENOENT" && path.startsWith("/run/") ? path : null;
+    }
+    path = resolve(dirname(path), target);
+  }
+  return null;
+}
+
+/** slirp4netns's resolver, which forwards to the host's. */
+const SANDBOX_RESOLV_CONF = "nameserver 10.0.2.3\n";
 
 /** The probe's workspace: a name no workspace id can have (ids do not start with a dot). */
 const PROBE_WORKSPACE = ".sandbox-probe";
 /** The longest a result waits for the kernel to end what is left of a sandbox. */
 const NAMESPACE_END_MS = 2_000;
+/** The descriptors a sandboxed command's process gets: the workspace, then bwrap's network handshake. */
+const FD = { workspace: 3, info: 4, block: 5, resolvConf: 6 } as const;
 
 /**
  * Runs each command of a run in a sandbox of its own (see sandboxArgv): as an
- * unprivileged user, seeing only its workspace (read-write) and the system
- * (read-only), in namespaces that end every process of the command when it ends
- * and when the host dies; with the step watchdog, also when the host stops
- * renewing its lease (frozen, or cut off).
+ * unprivileged user, seeing only its workspace (read-write, at /workspace) and the
+ * system (read-only), in namespaces that end every process of the command when it
+ * ends and when the host dies; with the step watchdog, also when the host stops
+ * renewing its lease (frozen, or cut off). With the network on, each sandbox gets a
+ * network namespace of its own, with egress through slirp4netns and no way to the
+ * host's own addresses or oah's services.
  */
 export class SandboxedCommands implements CommandRunner {
-  private readonly guard: ProcessGuard;
   private readonly hidden: readonly string[];
+  private readonly resolvConf: string | null;
 
   private constructor(
     private readonly settings: SandboxSettings,
     private readonly tools: SandboxPlan["tools"],
+    /** slirp4netns, with the network on. */
+    private readonly slirp4netns: string | null,
     private readonly user: SandboxPlan["user"],
     private readonly watchdog: StepWatchdog | null,
   ) {
     this.hidden = [...new Set([...settings.hidden, settings.workspaceRoot])];
-    const sandboxes = new Map<number, SandboxNamespace>();
-    // What the kernel still has to kill once bwrap's outer process is gone.
-    const emptied = async (outer: number) => {
-      await sandboxes.get(outer)?.gone(NAMESPACE_END_MS);
-      sandboxes.delete(outer);
-    };
-    this.guard = {
-      started: (child) => {
-        sandboxes.set(child.pid!, new SandboxNamespace(child.pid!));
-        return this.watchdog?.watch(child.pid!) ?? (() => {});
-      },
-      stop: async (child, exited, graceMs) => {
-        const outer = child.pid!;
-        // SIGTERM to the command's processes, not to bwrap's own two: the outer one would end
-        // the whole sandbox at once, without the grace period, and its init ignores it.
-        for (const p of groupMembers(outer) ?? []) {
-          if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
-        }
-        if (!(await settlesWithin(exited, graceMs))) {
-          signal(outer, "SIGKILL");
-          await exited.catch(() => {});
-        }
-        await emptied(outer);
-      },
-      // The sandbox ends with its first process: nothing of the command is left once the kernel is done.
-      ended: (child) => emptied(child.pid!),
-      // A step the watchdog killed while this host was frozen: the run stops here, writing nothing.
-      beforeResult: () => {
-        settings.liveness?.check();
-      },
-    };
+    this.resolvConf = settings.network === "on" ? resolvConfPath() : null;
   }
 
   /** Resolves the tools and the user, then proves with one command that a sandbox can be made here. */
   static async open(settings: SandboxSettings): Promise<SandboxedCommands> {
-    const tools = {
-      setpriv: findExecutable("setpriv"),
-      bwrap: findExecutable("bwrap"),
-      prlimit: findExecutable("prlimit"),
-    };
     const root = process.getuid?.() === 0;
-    const user = root
-      ? { ...resolveUser(settings.user), switchUser: true }
-      : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, switchUser: false };
-    if (root) checkReachable(settings.workspaceRoot, user);
-    else {
+    let commands: SandboxedCommands;
+    try {
+      const network = settings.network === "on";
+      const tools = {
+        bwrap: requireExecutable("bwrap"),
+        setpriv: requireExecutable("setpriv"),
+        prlimit: requireExecutable("prlimit"),
+        unshare: root || network ? requireExecutable("unshare") : "",
+        mount: root ? requireExecutable("mount") : "",
+        ip: network ? requireExecutable("ip") : "",
+        sh: "/bin/sh",
+      };
+      const slirp4netns = network ? requireExecutable("slirp4netns") : null;
+      const watchdog = settings.liveness
+        ? new StepWatchdog(settings.liveness, requireExecutable("bash"), settings.logger)
+        : null;
+      const user = root
+        ? { ...resolveUser(settings.user), switchUser: true }
+        : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, switchUser: false };
+      commands = new SandboxedCommands(settings, tools, slirp4netns, user, watchdog);
+    } catch (error) {
+      if (error instanceof MissingTool)
+        throw new SandboxUnavailable(diagnoseSandbox(sandboxFacts({ missingTool: error.tool })));
+      throw error;
+    }
+    if (!root) {
       settings.logger.warn(
-        { uid: user.uid },
+        { uid: commands.user.uid },
         "oah does not run as root: commands of runs run as its own user (in the sandbox), not as OAH_SANDBOX_USER",
       );
     }
-    const watchdog = settings.liveness
-      ? new StepWatchdog(settings.liveness, findExecutable("bash"), settings.logger)
-      : null;
-    const commands = new SandboxedCommands(settings, tools, user, watchdog);
     await commands.probe();
     return commands;
   }
@@ -176,14 +237,14 @@ export class SandboxedCommands implements CommandRunner {
       timeoutMs: 10_000,
       signal: new AbortController().signal,
     }).catch((error: Error) => {
-      throw new SandboxUnavailable(error.message);
+      throw new SandboxUnavailable(diagnoseSandbox(sandboxFacts({ trialError: error.message })));
     });
     const expected = `${this.user.uid}\n${this.user.gid}\n`;
     if (result.exitCode !== 0 || result.stdout !== expected) {
       const said = result.stderr.trim() || result.stdout.trim();
+      const ended = result.exitCode === null ? `ended by ${result.signal}` : `exited with ${result.exitCode}`;
       throw new SandboxUnavailable(
-        `bwrap ${result.exitCode === null ? `ended by ${result.signal}` : `exited with ${result.exitCode}`}` +
-          (said ? ` (${said})` : ""),
+        diagnoseSandbox(sandboxFacts({ trialError: said ? `${said} (${ended})` : ended })),
       );
     }
   }
@@ -192,23 +253,125 @@ export class SandboxedCommands implements CommandRunner {
     const { settings } = this;
     const owner = this.user.switchUser ? { uid: this.user.uid, gid: this.user.gid } : null;
     const dir = await prepareWorkspace(settings.workspaceRoot, request.workspaceDir, owner);
+    const network = settings.network === "on";
     // Opened by the host and handed over: the sandbox user needs no way through the directories above it.
-    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    const workspace = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
     try {
       const { file, args } = sandboxArgv({
         tools: this.tools,
         user: this.user,
-        workspace: { fd: 3, path: request.workspaceDir },
-        // What does not exist has nothing to hide (and bwrap could not mount on it in a read-only system).
-        hidden: this.hidden.filter((path) => existsSync(path)),
-        network: settings.network !== "off",
+        workspaceFd: FD.workspace,
+        system: systemEntries(),
+        // What does not exist has nothing to hide (and could not be mounted on in a read-only
+        // system); what does is hidden where it really is.
+        hidden: this.hidden.filter((path) => existsSync(path)).map((path) => realpathSync(path)),
+        network: settings.network,
+        refused: network ? refusedAddresses(settings.refusedAddresses) : [],
+        networkFds: network
+          ? {
+              info: FD.info,
+              block: FD.block,
+              resolvConf: this.resolvConf ? { fd: FD.resolvConf, path: this.resolvConf } : null,
+            }
+          : undefined,
         limits: settings.limits,
         command: request.command,
       });
-      return await runProcess({ file, args, cwd: "/", fds: [fd] }, request, settings.bounds, this.guard);
+      const fds: (number | "pipe")[] = network ? [workspace, "pipe", "pipe", "pipe"] : [workspace];
+      const env = { ...request.env, HOME: SANDBOX_WORKSPACE };
+      return await runProcess(
+        { file, args, cwd: "/", fds },
+        { ...request, env },
+        settings.bounds,
+        this.guard(),
+      );
     } finally {
-      closeSync(fd);
+      closeSync(workspace);
     }
+  }
+
+  /** How one command's sandbox is started, stopped and cleaned up. */
+  private guard(): ProcessGuard {
+    let namespace: SandboxNamespace | null = null;
+    let network: UserModeNetwork | null = null;
+    let ended = false;
+    // What the kernel still has to kill once bwrap's outer process is gone, and the network beside it.
+    const emptied = async () => {
+      ended = true;
+      await namespace?.gone(NAMESPACE_END_MS);
+      network?.stop();
+    };
+    return {
+      started: (child) => {
+        namespace = new SandboxNamespace(child.pid!);
+        return this.watchdog?.watch(child.pid!) ?? (() => {});
+      },
+      prepare: async (child) => {
+        if (!this.slirp4netns) return;
+        const pipes = child.stdio as unknown as (Readable & Writable)[];
+        const resolvConf = pipes[FD.resolvConf];
+        // Each pipe of the handshake is closed once used: the command's result waits for all of them.
+        resolvConf?.on("error", () => {});
+        resolvConf?.end(this.resolvConf ? SANDBOX_RESOLV_CONF : "", () => resolvConf.destroy());
+        // bwrap writes its info, in several writes, once the sandbox's first process exists, then
+        // closes it; one that failed before closes it unwritten. Read to the end: a reader gone
+        // early would kill bwrap with SIGPIPE.
+        const info = pipes[FD.info]!;
+        const started = await new Promise<boolean>((resolve) => {
+          let said = false;
+          info.on("data", () => {
+            said = true;
+          });
+          info.once("end", () => resolve(said));
+          info.once("error", () => resolve(false));
+        });
+        info.destroy();
+        if (!started) {
+          pipes[FD.block]?.destroy();
+          return;
+        }
+        try {
+          network = await UserModeNetwork.attach(this.slirp4netns, {
+            pid: child.pid!,
+            viaUserNamespace: !this.user.switchUser,
+          });
+        } catch (error) {
+          // Stopped (cancelled, timed out) while its network came up: the result says so.
+          if (ended || child.exitCode !== null || child.signalCode !== null) {
+            pipes[FD.block]?.destroy();
+            return;
+          }
+          throw new RunFailure(
+            "commands_unavailable",
+            `the step's network could not be set up: ${(error as Error).message}`,
+          );
+        }
+        // Stopped while its network came up: nothing is left to use it.
+        if (ended) network.stop();
+        const block = pipes[FD.block]!;
+        block.on("error", () => {});
+        block.end("1", () => block.destroy());
+      },
+      stop: async (child, exited, graceMs) => {
+        const outer = child.pid!;
+        // SIGTERM to the command's processes, not to bwrap's own two: the outer one would end
+        // the whole sandbox at once, without the grace period, and its init ignores it.
+        for (const p of groupMembers(outer) ?? []) {
+          if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
+        }
+        if (!(await settlesWithin(exited, graceMs))) {
+          signal(outer, "SIGKILL");
+          await exited.catch(() => {});
+        }
+        await emptied();
+      },
+      // The sandbox ends with its first process: nothing of the command is left once the kernel is done.
+      ended: () => emptied(),
+      // A step the watchdog killed while this host was frozen: the run stops here, writing nothing.
+      beforeResult: () => {
+        this.settings.liveness?.check();
+      },
+    };
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 import type { Run } from "@oah/contract";
 import type { HookEvent } from "@oah/core";
-import type { CommandRunner } from "../commands/command-runner";
+import { type CommandRunner, refusalOf } from "../commands/command-runner";
 import type { RunJournal } from "../executors/executor";
 
 /** A configured hook (OAH_HOOKS): a command run in the run's workspace, or an HTTP endpoint POSTed JSON. */
@@ -16,10 +16,10 @@ export interface HookRunnerOptions {
   hooks: readonly HookDefinition[];
   /** OAH_HOOK_TIMEOUT_MS, for hooks that set none. */
   timeoutMs: number;
-  /** Where hook commands run (the sandbox of every command); null on a host that runs none. */
-  commands: CommandRunner | null;
+  /** Where hook commands run (the sandbox of every command); a NoCommands on a host that runs none. */
+  commands: CommandRunner;
   /** The environment of hook commands: a clean one, as for shell steps. */
-  env: (run: Run, workspaceDir: string) => NodeJS.ProcessEnv;
+  env: (run: Run) => NodeJS.ProcessEnv;
 }
 
 export interface HookTarget {
@@ -61,14 +61,15 @@ export class HookRunner {
     const limit = timeoutMs ?? this.options.timeoutMs;
     await this.record(name, event, target, async () => {
       const { commands } = this.options;
-      if (!commands) return { output: { command }, error: "this host runs no commands" };
+      const refused = refusalOf(commands);
+      if (refused) return { output: { command }, error: refused.message };
       let result: Awaited<ReturnType<CommandRunner["run"]>>;
       try {
         result = await commands.run({
           command,
           workspaceDir: target.workspaceDir,
           env: {
-            ...this.options.env(target.run, target.workspaceDir),
+            ...this.options.env(target.run),
             OAH_HOOK_EVENT: event,
             OAH_HOOK_DETAIL: JSON.stringify(detail),
           },

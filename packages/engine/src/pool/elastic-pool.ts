@@ -7,6 +7,7 @@ import type {
   WorkerLease,
 } from "@oah/contract";
 import {
+  type CommandsAvailability,
   type HostState,
   type HysteresisConfig,
   INITIAL_REBALANCE_STATE,
@@ -36,6 +37,8 @@ export interface PoolOptions {
   hysteresis: HysteresisConfig;
   scaleIntervalMs: number;
   processKind: ProcessKind;
+  /** Whether this host runs commands (shown in its snapshot). */
+  commands: CommandsAvailability;
   /** Null without Redis: the pool then sizes itself on local figures only. */
   registry: WorkerRegistry | null;
   board: PoolBoard | null;
@@ -176,6 +179,7 @@ export class ElasticPool {
       hostId: this.host.hostId,
       processKind: this.options.processKind,
       state: this.hostState,
+      commands: this.options.commands,
       at: now,
       intervalMs: this.options.scaleIntervalMs,
       min,

@@ -18,7 +18,7 @@ import type {
   ToolResultAccepted,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
-import { type ApiErrorCode, OahError, type QueueEntry } from "@oah/core";
+import { type ApiErrorCode, type CommandsAvailability, OahError, type QueueEntry } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
@@ -34,8 +34,8 @@ export interface RunServiceOptions {
   signals: RunSignalBus;
   logger: Logger;
   observers: Pick<EngineObservers, "runSubmitted">;
-  /** False with OAH_SHELL=off: runs that would execute commands are refused at submission. */
-  acceptsCommandRuns: boolean;
+  /** Whether this deployment runs commands: runs that would execute one are refused at submission if not. */
+  commands: CommandsAvailability;
   runTimeoutMs: number;
   /** The recovery budget a manual requeue is checked against. */
   maxAttempts: number;
@@ -118,10 +118,11 @@ export class RunService {
 
   /** Why a submission is refused before anything is written, if it is. */
   private refusal(input: SubmitRunInput): OahError | null {
-    if (!this.options.acceptsCommandRuns && runExecutesCommands(input)) {
+    const { commands } = this.options;
+    if (!commands.available && runExecutesCommands(input)) {
       return new OahError(
-        "shell_disabled",
-        "this deployment runs no commands (OAH_SHELL=off): shell and hook steps and the agent's shell tool are refused",
+        commands.code,
+        `this deployment runs no commands (shell and hook steps, the agent's shell tool): ${commands.reason}`,
       );
     }
     return null;

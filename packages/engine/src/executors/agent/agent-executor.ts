@@ -1,5 +1,5 @@
 import type { AgentInput } from "@oah/contract";
-import { shellDisabled } from "../../commands/command-runner";
+import { refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { callModel } from "../model/model-call";
@@ -87,7 +87,8 @@ export class AgentExecutor implements Executor {
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const input = context.run.input as AgentInput;
-    if (input.tools.shell && !this.options.commands) throw shellDisabled();
+    const refused = input.tools.shell ? refusalOf(this.options.commands) : null;
+    if (refused) throw refused;
     const progress = context.resumed ? await this.resume(context) : await this.begin(input, context);
     const tools = toolSpecs(input.tools);
     for (;;) {

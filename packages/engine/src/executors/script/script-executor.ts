@@ -1,6 +1,6 @@
 import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep } from "../../abort";
-import { shellDisabled } from "../../commands/command-runner";
+import { refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { callModel } from "../model/model-call";
@@ -80,10 +80,12 @@ export class ScriptExecutor implements Executor {
         state.output = (await callModel(context, this.options.model, messages)).content;
         return;
       }
-      case "hook":
-        if (!this.options.commands) throw shellDisabled();
+      case "hook": {
+        const refused = refusalOf(this.options.commands);
+        if (refused) throw refused;
         await context.runHookCommand(`step ${index}`, step.command, step.timeoutMs);
         return;
+      }
       case "shell": {
         const result = await runShellTool(
           {

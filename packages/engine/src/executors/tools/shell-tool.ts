@@ -1,12 +1,12 @@
-import { type CommandRunner, shellDisabled } from "../../commands/command-runner";
+import { type CommandRunner, refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext } from "../executor";
 
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
   toolTimeoutMs: number;
-  /** Where commands run (the sandbox); null with OAH_SHELL=off, where a call fails the run (`shell_disabled`). */
-  commands: CommandRunner | null;
+  /** Where commands run (the sandbox); a NoCommands where none run, whose refusal fails the run. */
+  commands: CommandRunner;
 }
 
 export interface ShellCall {
@@ -42,7 +42,8 @@ export async function runShellTool(
 ): Promise<ShellToolResult> {
   const { journal } = context;
   const { commands } = options;
-  if (!commands) throw shellDisabled();
+  const refused = refusalOf(commands);
+  if (refused) throw refused;
   await context.fireHook("tool.before", { tool: "shell", command: call.command, ...call.origin });
   const stepId = await journal.startStep("tool", "shell");
   await journal.event("tool.started", { stepId, tool: "shell", command: call.command, ...call.origin });

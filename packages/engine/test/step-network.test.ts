@@ -1,0 +1,123 @@
+import { readdirSync, readFileSync } from "node:fs";
+import {
+  createHostNetwork,
+  type HostNetwork,
+  parseReachability,
+  reachabilityProbe,
+  type StandInServer,
+  startStandInServer,
+} from "@oah/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxedCommands } from "../src";
+import { createTestRoot, openSandbox, run, type TestRoot } from "./support";
+
+/**
+ * What a step reaches over the network, per OAH_STEP_NETWORK: "the internet" is a server in a
+ * network namespace of its own, reached through this host's routes; "a service of oah" is
+ * another such host, named in the sandbox's refused addresses (as OAH_REDIS_URL's would be);
+ * this host's own services listen on its loopback and on all its addresses.
+ */
+describe("the step's network", () => {
+  let t: TestRoot;
+  let network: HostNetwork;
+  const servers: StandInServer[] = [];
+  let targets: Record<string, { host: string; port: number }>;
+  let sandboxes: Record<"on" | "off" | "host", SandboxedCommands>;
+
+  beforeAll(async () => {
+    t = await createTestRoot();
+    network = createHostNetwork();
+    const internet = network.addHost("internet");
+    const service = network.addHost("service");
+    const [web, redis, loopback, everywhere] = await Promise.all([
+      startStandInServer(internet.address, internet.namespace),
+      startStandInServer(service.address, service.namespace),
+      startStandInServer("127.0.0.1"),
+      startStandInServer("0.0.0.0"),
+    ]);
+    servers.push(web!, redis!, loopback!, everywhere!);
+    targets = {
+      internet: { host: web!.address, port: web!.port },
+      "oah-service": { host: redis!.address, port: redis!.port },
+      "host-loopback": { host: "127.0.0.1", port: loopback!.port },
+      "host-address": { host: network.bridgeAddress, port: everywhere!.port },
+      "host-via-gateway": { host: "10.0.2.2", port: everywhere!.port },
+    };
+    const refusedAddresses = [service.address];
+    sandboxes = {
+      on: await openSandbox(t, { network: "on", refusedAddresses }),
+      off: await openSandbox(t, { network: "off", refusedAddresses }),
+      host: await openSandbox(t, { network: "host", refusedAddresses }),
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    network?.dispose();
+    t?.remove();
+  });
+
+  it("every target answers this host itself", async () => {
+    const reached = parseReachability((await run(sandboxes.host, t, reachabilityProbe(targets))).stdout);
+    // 10.0.2.2 is slirp4netns's gateway: it exists only inside a sandbox with the network on.
+    expect({ ...reached, "host-via-gateway": "-" }).toEqual({
+      internet: "200",
+      "oah-service": "200",
+      "host-loopback": "200",
+      "host-address": "200",
+      "host-via-gateway": "-",
+    });
+  });
+
+  it("on: the internet is reached, this host's own addresses and oah's services are not", async () => {
+    const r = await run(sandboxes.on, t, reachabilityProbe(targets));
+    expect(parseReachability(r.stdout)).toEqual({
+      internet: "200",
+      "oah-service": "EACCES",
+      "host-loopback": "ECONNREFUSED",
+      "host-address": "EACCES",
+      "host-via-gateway": "ENETUNREACH",
+    });
+  });
+
+  it("off: nothing is reached", async () => {
+    const r = await run(sandboxes.off, t, reachabilityProbe(targets));
+    const reached = parseReachability(r.stdout);
+    expect(Object.keys(reached).sort()).toEqual(Object.keys(targets).sort());
+    expect(Object.entries(reached).filter(([, result]) => result === "200")).toEqual([]);
+  });
+
+  it("host: the old behaviour, the host's loopback included", async () => {
+    const reached = parseReachability((await run(sandboxes.host, t, reachabilityProbe(targets))).stdout);
+    expect(reached["host-loopback"]).toBe("200");
+    expect(reached.internet).toBe("200");
+  });
+
+  it("on: each sandbox has a network of its own, gone with it", async () => {
+    const netns = "ls -l /proc/self/ns/net | sed 's/.*-> //'; ip -o -4 addr show tap0 | awk '{print $4}'";
+    const [a, b] = await Promise.all([run(sandboxes.on, t, netns), run(sandboxes.on, t, netns)]);
+    const [aNs, aAddress] = a.stdout.trim().split("\n");
+    const [bNs, bAddress] = b.stdout.trim().split("\n");
+    expect(aNs).toMatch(/^net:\[\d+\]$/);
+    expect(bNs).toMatch(/^net:\[\d+\]$/);
+    expect(aNs).not.toBe(bNs);
+    expect([aAddress, bAddress]).toEqual(["10.0.2.100/24", "10.0.2.100/24"]);
+    await expect.poll(() => slirpProcesses(), { timeout: 3_000 }).toEqual([]);
+  });
+});
+
+/** The slirp4netns processes this test process started. */
+function slirpProcesses(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "slirp4netns";
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
