@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { type FakeModel, sleepers, startFakeModel, uniqueSleep, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -34,8 +33,6 @@ describe("executors: shell, model, agent, hooks", () => {
     await t?.dispose();
     await model?.close();
   });
-
-  const workspace = (id: string) => join(t.place.dataDir, ".openharness", "workspaces", id);
 
   it("cancels a shell step that started a grandchild within 2 s, and leaves no process of it behind", async () => {
     const marker = uniqueSleep();
