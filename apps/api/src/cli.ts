@@ -14,7 +14,7 @@ export const API_USAGE = `usage: oah-api [--api-only] [--host H] [--port N]
   --host H     address to bind (OAH_HOST, default 127.0.0.1)
   --port N     port to listen on (OAH_PORT, default 8787)
 
-Configuration is read from OAH_* environment variables; see README.md.`;
+Configuration is read from OAH_* environment variables; see docs/operations.md.`;
 
 export function parseApiArgs(argv: string[]): ApiCliOptions {
   const { values } = parseArgs({
