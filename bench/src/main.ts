@@ -15,7 +15,7 @@ import { createPeer, OahSnapshots, PEER_LABELS, type Peer, type PeerId } from ".
 import type { OahRedisPgEmbedded } from "./peers/oah-redis-pg-embedded";
 import type { OahSplit } from "./peers/oah-split";
 import { BENCH_OPTIONS, BENCH_USAGE, benchPlan, LATEST_RESULTS } from "./plan";
-import { writeReadmeReport } from "./readme";
+import { BENCH_README, writeReadmeReport } from "./readme";
 import { findServices, type Services } from "./services";
 import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
@@ -658,7 +658,7 @@ async function main(): Promise<void> {
   print();
   if (file === join(REPO_ROOT, LATEST_RESULTS)) {
     writeReadmeReport(REPO_ROOT, report);
-    log("README.md: the Performance tables rewritten from it");
+    log(`${BENCH_README}: the committed figures rewritten from it`);
   }
   log(`written: ${relative(REPO_ROOT, file)} (${results.durationSeconds} s in all)`);
 }

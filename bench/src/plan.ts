@@ -5,7 +5,7 @@ import { PEER_IDS, type PeerId } from "./peers/types";
 export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "k", "l", "p", "s"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
-/** Where a whole run (or a quick one) writes its results; the README's tables come from it. */
+/** Where a whole run (or a quick one) writes its results; bench/README.md's tables come from it. */
 export const LATEST_RESULTS = join("bench", "results", "latest.json");
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]

@@ -1,9 +1,12 @@
-// The README's "Performance" tables are the report of the last full run, as
-// bench/results/latest.json keeps it: written there by the run itself, and checked
-// against it by the bench's tests, so that the README never shows figures that no
+// The tables of bench/README.md ("The committed figures") are the report of the last full
+// run, as bench/results/latest.json keeps it: written there by the run itself, and checked
+// against it by the bench's tests, so that the bench's README never shows figures that no
 // committed run produced.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
+/** The file whose marker block shows the committed figures, from the repository's root. */
+export const BENCH_README = join("bench", "README.md");
 
 export const README_START = "<!-- bench:latest (generated from bench/results/latest.json) -->";
 export const README_END = "<!-- /bench:latest -->";
@@ -37,8 +40,8 @@ export function reportOf(results: unknown): string[] {
   return report;
 }
 
-/** Rewrites the README's block with a run's report (the one its results file keeps). */
+/** Rewrites bench/README.md's block with a run's report (the one its results file keeps). */
 export function writeReadmeReport(repoRoot: string, report: readonly string[]): void {
-  const readmeFile = join(repoRoot, "README.md");
+  const readmeFile = join(repoRoot, BENCH_README);
   writeFileSync(readmeFile, withReport(readFileSync(readmeFile, "utf8"), report));
 }

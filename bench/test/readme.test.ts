@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { REPO_ROOT } from "@oah/testing";
 import { describe, expect, it } from "vitest";
 import { LATEST_RESULTS } from "../src/plan";
-import { README_END, README_START, readmeReport, reportOf, withReport } from "../src/readme";
+import { BENCH_README, README_END, README_START, readmeReport, reportOf, withReport } from "../src/readme";
 
-describe("the README's Performance tables", () => {
+describe("bench/README.md's committed figures", () => {
   it("are the report of the committed bench/results/latest.json, line for line", () => {
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const readme = readFileSync(join(REPO_ROOT, BENCH_README), "utf8");
     const report = reportOf(JSON.parse(readFileSync(join(REPO_ROOT, LATEST_RESULTS), "utf8")));
     expect(report.some((line) => line.startsWith("| "))).toBe(true);
     expect(readmeReport(readme)).toEqual(report);
