@@ -1,4 +1,5 @@
 export * from "./arbitraries";
+export * from "./checkout";
 export * from "./crashes";
 export * from "./deployment";
 export * from "./fake-model";

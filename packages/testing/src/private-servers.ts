@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { waitFor } from "./http";
+import { inNamespace } from "./network-namespaces";
 
 /** A TCP port nobody listens on now. */
 export function freePort(): Promise<number> {
@@ -28,6 +29,8 @@ export interface PrivateRedis {
 export interface PrivateServerOptions {
   /** The address it listens on (127.0.0.1 by default), e.g. a bridge that other network namespaces reach. */
   host?: string;
+  /** The network namespace it runs in (a host of its own, reached at `host` through the bridge); this one's by default. */
+  netns?: string;
 }
 
 export interface PrivateRedisOptions extends PrivateServerOptions {
@@ -47,11 +50,11 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir]
     : ["--appendonly", "no"];
   // Without a password, protected mode refuses every client not on loopback: it listens on `host` alone anyway.
-  const child = spawn(
+  const [command, ...args] = inNamespace(options.netns, [
     "redis-server",
-    ["--port", String(port), "--bind", host, "--protected-mode", "no", "--save", "", ...persistence],
-    { stdio: "ignore" },
-  );
+    ...["--port", String(port), "--bind", host, "--protected-mode", "no", "--save", "", ...persistence],
+  ]);
+  const child = spawn(command!, args, { stdio: "ignore" });
   const url = `redis://${host}:${port}`;
   await waitFor(
     "the private Redis",
@@ -96,17 +99,16 @@ function postgresBin(name: string): string {
   return join("/usr/lib/postgresql", versions[versions.length - 1]!, "bin", name);
 }
 
-/** Runs a PostgreSQL binary as the postgres user when we are root (initdb refuses root). */
-function asPostgres(bin: string, args: string[]): ChildProcess {
+/** Runs a PostgreSQL binary as the postgres user when we are root (initdb refuses root), in `netns` when given. */
+function asPostgres(bin: string, args: string[], netns?: string): ChildProcess {
   const root = process.getuid?.() === 0;
-  return spawn(root ? "runuser" : bin, root ? ["-u", "postgres", "--", bin, ...args] : args, {
-    stdio: "ignore",
-  });
+  const [command, ...rest] = inNamespace(netns, root ? ["runuser", "-u", "postgres", "--", bin, ...args] : [bin, ...args]);
+  return spawn(command!, rest, { stdio: "ignore" });
 }
 
-function run(bin: string, args: string[]): Promise<void> {
+function run(bin: string, args: string[], netns?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    asPostgres(bin, args).once("exit", (code) =>
+    asPostgres(bin, args, netns).once("exit", (code) =>
       code === 0 ? resolve() : reject(new Error(`${bin} exited ${code}`)),
     );
   });
@@ -131,8 +133,13 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   if (options.clients) appendFileSync(join(data, "pg_hba.conf"), `host all all ${options.clients} trust\n`);
   const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=off`;
   const start = () =>
-    run(postgresBin("pg_ctl"), ["-D", data, "-o", serverOptions, "-w", "-l", join(dir, "log"), "start"]);
-  const stopServer = () => run(postgresBin("pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+    run(
+      postgresBin("pg_ctl"),
+      ["-D", data, "-o", serverOptions, "-w", "-l", join(dir, "log"), "start"],
+      options.netns,
+    );
+  const stopServer = () =>
+    run(postgresBin("pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"], options.netns);
   await start();
   const url = `postgres://postgres@${host}:${port}/postgres`;
   const probe = new pg.Client({ connectionString: url });

@@ -40,20 +40,31 @@ export function startStandInServer(address: string, namespace?: string, port = 0
 }
 
 /**
- * A shell command (for a step) that tries each `name → host:port` over HTTP with a 3 s budget and
- * prints one line per target: `name 200` when an HTTP answer came, else `name <error code>`.
- * It needs only Node.js on the step's PATH.
+ * A shell command (for a step) that tries each `name → host:port` with a 3 s budget and prints
+ * one line per target, sorted: `name 200` (an HTTP status) where an HTTP server answered,
+ * `name connected` where something else accepted the connection (Redis, PostgreSQL), else
+ * `name <error code>` (ECONNREFUSED, EACCES: a route that refuses, ETIMEDOUT…). It needs only
+ * Node.js on the step's PATH.
  */
 export function reachabilityProbe(targets: Record<string, { host: string; port: number }>): string {
   const script = `
-    const http = require("node:http");
+    const net = require("node:net");
     const targets = ${JSON.stringify(targets)};
     Promise.all(Object.entries(targets).map(([name, t]) => new Promise((done) => {
-      const req = http.get({ host: t.host, port: t.port, path: "/", timeout: 3000 }, (res) => {
-        res.resume(); done(name + " " + res.statusCode);
+      const socket = net.connect(t.port, t.host);
+      let said = "";
+      const end = (result) => { socket.destroy(); done(name + " " + result); };
+      socket.setTimeout(3000, () => end(said ? "connected" : "ETIMEDOUT"));
+      socket.on("connect", () => {
+        socket.write("GET / HTTP/1.0\\r\\nHost: probe\\r\\n\\r\\n");
+        setTimeout(() => end("connected"), 1000);
       });
-      req.on("timeout", () => { req.destroy(); done(name + " ETIMEDOUT"); });
-      req.on("error", (e) => done(name + " " + (e.code || e.message)));
+      socket.on("data", (chunk) => {
+        said += chunk;
+        const status = /^HTTP\\/1\\.[01] (\\d{3})/.exec(said);
+        end(status ? status[1] : "connected");
+      });
+      socket.on("error", (e) => end(said ? "connected" : e.code || e.message));
     }))).then((lines) => console.log(lines.sort().join("\\n")));
   `;
   return `node -e '${script.replace(/'/g, "'\\''")}'`;
