@@ -21,7 +21,7 @@ import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
 import { type AdminResult, adminBench } from "./workloads/admin";
 import { type BulkRound, bulkOnce } from "./workloads/bulk";
-import { type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
+import { COMMAND_MODES, type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type LongRunsRound, longRunsOnce } from "./workloads/long-runs";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
@@ -396,8 +396,8 @@ async function main(): Promise<void> {
   if (plan.workloads.has("g")) {
     const raw = new Map<CommandMode, CommandCostResult[]>();
     for (let rep = 1; rep <= plan.reps; rep++) {
-      log(`(g) one echo shell step per run, sandboxed and unconfined, repetition ${rep}/${plan.reps}`);
-      for (const mode of ["on", "unsafe-host"] as const) {
+      log(`(g) one echo shell step per run, sandboxed (each network) and unconfined, repetition ${rep}/${plan.reps}`);
+      for (const mode of COMMAND_MODES) {
         const list = raw.get(mode) ?? [];
         list.push(await commandCostOnce(mode, plan.commands.samples));
         raw.set(mode, list);
@@ -415,6 +415,7 @@ async function main(): Promise<void> {
       ]),
     );
     const sandboxed = byMode.on!;
+    const offline = byMode.off!;
     const host = byMode["unsafe-host"]!;
     const added = (a: Summary, b: Summary) => Math.round((a.median - b.median) * 100) / 100;
     absolute.push(
@@ -430,6 +431,10 @@ async function main(): Promise<void> {
         figure: "the sandbox adds to a step, p50 / p99 (ms)",
         value: `${added(sandboxed.stepP50Ms, host.stepP50Ms)} / ${added(sandboxed.stepP99Ms, host.stepP99Ms)}`,
       },
+      {
+        figure: "of which the step's network (on, against off), p50 / p99 (ms)",
+        value: `${added(sandboxed.stepP50Ms, offline.stepP50Ms)} / ${added(sandboxed.stepP99Ms, offline.stepP99Ms)}`,
+      },
     );
     results.commands = {
       unit: "ms per run of one `echo` shell step, one run at a time, oah embedded (SQLite), 2 slots",
@@ -440,6 +445,12 @@ async function main(): Promise<void> {
         stepP99Ms: added(sandboxed.stepP99Ms, host.stepP99Ms),
         runP50Ms: added(sandboxed.runP50Ms, host.runP50Ms),
         runP99Ms: added(sandboxed.runP99Ms, host.runP99Ms),
+      },
+      addedByTheNetwork: {
+        stepP50Ms: added(sandboxed.stepP50Ms, offline.stepP50Ms),
+        stepP99Ms: added(sandboxed.stepP99Ms, offline.stepP99Ms),
+        runP50Ms: added(sandboxed.runP50Ms, offline.runP50Ms),
+        runP99Ms: added(sandboxed.runP99Ms, offline.runP99Ms),
       },
     };
   }

@@ -1,6 +1,8 @@
 // (g) What a command's sandbox costs: runs of one `echo` shell step, one at a time
 // (each in a new session), on oah's embedded default, with commands in their
-// sandbox (OAH_SHELL=on: setpriv, bwrap, prlimit, then /bin/sh) and unconfined
+// sandbox (OAH_SHELL=on: the host's namespace stage, setpriv, bwrap, prlimit, then
+// /bin/sh) with each network (OAH_STEP_NETWORK on: slirp4netns attached to the
+// sandbox's own namespace; off: none; host: the host's), and unconfined
 // (OAH_SHELL=unsafe-host: /bin/sh in a process group, as before the sandbox),
 // alternating. Figures: the step's own duration as the run records it (spawn to
 // exit, output read) and the run's (started_at → ended_at). No peer runs commands.
@@ -9,7 +11,9 @@ import { createTempDir, startOah } from "@oah/testing";
 import { log } from "../log";
 import { percentile, round } from "../stats";
 
-export type CommandMode = "on" | "unsafe-host";
+/** The sandbox with OAH_STEP_NETWORK on, off or host; or no sandbox (OAH_SHELL=unsafe-host). */
+export type CommandMode = "on" | "off" | "host" | "unsafe-host";
+export const COMMAND_MODES: readonly CommandMode[] = ["on", "off", "host", "unsafe-host"];
 
 export interface CommandCostResult {
   mode: CommandMode;
@@ -27,7 +31,7 @@ export async function commandCostOnce(mode: CommandMode, samples: number): Promi
   const api = await startOah("oah-api", {
     env: {
       OAH_DATA_DIR: dir.path,
-      OAH_SHELL: mode,
+      ...(mode === "unsafe-host" ? { OAH_SHELL: mode } : { OAH_SHELL: "on", OAH_STEP_NETWORK: mode }),
       OAH_WORKERS_MIN: "2",
       OAH_WORKERS_MAX: "2",
       OAH_LOG_LEVEL: "error",

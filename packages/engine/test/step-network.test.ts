@@ -23,11 +23,15 @@ describe("the step's network", () => {
   const servers: StandInServer[] = [];
   let targets: Record<string, { host: string; port: number }>;
   let sandboxes: Record<"on" | "off" | "host", SandboxedCommands>;
+  let internetHost: string;
+  let internetAddress: string;
 
   beforeAll(async () => {
     t = await createTestRoot();
     network = createHostNetwork();
     const internet = network.addHost("internet");
+    internetHost = internet.namespace;
+    internetAddress = internet.address;
     const service = network.addHost("service");
     const [web, redis, loopback, everywhere] = await Promise.all([
       startStandInServer(internet.address, internet.namespace),
@@ -91,6 +95,12 @@ describe("the step's network", () => {
     const reached = parseReachability((await run(sandboxes.host, t, reachabilityProbe(targets))).stdout);
     expect(reached["host-loopback"]).toBe("200");
     expect(reached.internet).toBe("200");
+  });
+
+  it("on: leaves the host's mounts as they were (ip netns still enters its namespaces)", async () => {
+    await run(sandboxes.on, t, "true");
+    // slirp4netns's own confinement, unconfined, unmounts the host's /run/netns entries.
+    expect(await network.tryConnect(internetHost, internetAddress, servers[0]!.port)).toBe("connected");
   });
 
   it("on: each sandbox has a network of its own, gone with it", async () => {

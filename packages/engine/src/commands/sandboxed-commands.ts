@@ -331,10 +331,13 @@ export class SandboxedCommands implements CommandRunner {
           return;
         }
         try {
-          network = await UserModeNetwork.attach(this.slirp4netns, {
-            pid: child.pid!,
-            viaUserNamespace: !this.user.switchUser,
-          });
+          network = await UserModeNetwork.attach(
+            { slirp4netns: this.slirp4netns, unshare: this.tools.unshare },
+            {
+              pid: child.pid!,
+              viaUserNamespace: !this.user.switchUser,
+            },
+          );
         } catch (error) {
           // Stopped (cancelled, timed out) while its network came up: the result says so.
           if (ended || child.exitCode !== null || child.signalCode !== null) {

@@ -20,6 +20,12 @@ export function refusedAddresses(configured: readonly string[]): string[] {
   return [...new Set([...own, ...configured])].filter((address) => IPV4.test(address));
 }
 
+/** The programs that attach a sandbox's network: slirp4netns, and util-linux's unshare. */
+export interface NetworkTools {
+  slirp4netns: string;
+  unshare: string;
+}
+
 /** What a sandbox's network needs to be reached: the process in its namespaces, and whose they are. */
 export interface NetworkTarget {
   /** A process in the sandbox's network namespace (the host's child: unshare made the namespace). */
@@ -40,17 +46,25 @@ export class UserModeNetwork {
     private readonly exit: Writable,
   ) {}
 
-  static async attach(slirp4netns: string, target: NetworkTarget): Promise<UserModeNetwork> {
+  static async attach(tools: NetworkTools, target: NetworkTarget): Promise<UserModeNetwork> {
     const ns = (kind: string) => `/proc/${target.pid}/ns/${kind}`;
+    // As root, slirp4netns confines itself (a mount namespace, no capability but binding ports),
+    // inside a mount namespace of ours made private first: its own makes `/` private but not
+    // what is under it, and its unmount of the old root would unmount the host's shared mounts
+    // (`ip netns`'s /run/netns). As another user it has nothing to give up, and its sandbox
+    // would ask for uid 0.
+    const confined = !target.viaUserNamespace;
+    const [file, ...prefix] = confined
+      ? [tools.unshare, "--mount", "--propagation", "private", "--", tools.slirp4netns]
+      : [tools.slirp4netns];
     const slirp = spawn(
-      slirp4netns,
+      file!,
       [
+        ...prefix,
         "--configure",
         "--mtu=65520",
         "--disable-host-loopback",
-        // As root, slirp4netns confines itself (a mount namespace, no capability but binding
-        // ports); as another user it has nothing to give up, and its sandbox would ask for uid 0.
-        ...(target.viaUserNamespace ? [] : ["--enable-sandbox"]),
+        ...(confined ? ["--enable-sandbox"] : []),
         "--enable-seccomp",
         "--ready-fd=3",
         "--exit-fd=4",
