@@ -21,7 +21,12 @@ import { type Summary, summarize } from "./stats";
 import { type AbsoluteRow, absoluteTable, type ComparedRow, cell, comparedTable } from "./table";
 import { type AdminResult, adminBench } from "./workloads/admin";
 import { type BulkRound, bulkOnce } from "./workloads/bulk";
-import { COMMAND_MODES, type CommandCostResult, type CommandMode, commandCostOnce } from "./workloads/commands";
+import {
+  COMMAND_MODES,
+  type CommandCostResult,
+  type CommandMode,
+  commandCostOnce,
+} from "./workloads/commands";
 import { DISPATCH_SLOTS, type DispatchResult, dispatchOnce } from "./workloads/dispatch";
 import { type LongRunsRound, longRunsOnce } from "./workloads/long-runs";
 import { type MemoryRound, memoryOnce } from "./workloads/memory";
@@ -396,7 +401,9 @@ async function main(): Promise<void> {
   if (plan.workloads.has("g")) {
     const raw = new Map<CommandMode, CommandCostResult[]>();
     for (let rep = 1; rep <= plan.reps; rep++) {
-      log(`(g) one echo shell step per run, sandboxed (each network) and unconfined, repetition ${rep}/${plan.reps}`);
+      log(
+        `(g) one echo shell step per run, sandboxed (each network) and unconfined, repetition ${rep}/${plan.reps}`,
+      );
       for (const mode of COMMAND_MODES) {
         const list = raw.get(mode) ?? [];
         list.push(await commandCostOnce(mode, plan.commands.samples));

@@ -41,9 +41,17 @@ test.describe("npm start on a fresh machine", () => {
       items: { type: string }[];
     };
     expect(events.items.map((e) => e.type)).toEqual(
-      expect.arrayContaining(["run.queued", "run.started", "tool.started", "tool.completed", "run.completed"]),
+      expect.arrayContaining([
+        "run.queued",
+        "run.started",
+        "tool.started",
+        "tool.completed",
+        "run.completed",
+      ]),
     );
-    const session = JSON.parse(bash(readmeExample("curl -s http://127.0.0.1:8787/api/v1/sessions/demo/runs", started.apiPort))) as {
+    const session = JSON.parse(
+      bash(readmeExample("curl -s http://127.0.0.1:8787/api/v1/sessions/demo/runs", started.apiPort)),
+    ) as {
       items: { id: string }[];
     };
     expect(session.items.map((r) => r.id)).toEqual([run.id]);

@@ -25,7 +25,7 @@ export interface WorkerLease {
   expiresAt: number;
   /** How often the lease is renewed; a lease not seen for two of these is late. */
   intervalMs: number;
-  /** The state its order put the worker's host in (issue 17 §4). */
+  /** The state its order put the worker's host in (SPEC §8). */
   hostState: HostState;
   /** The host process's figures, the same on each of its leases. */
   cpuPercent: number;
@@ -69,7 +69,7 @@ export interface PoolSample {
 export interface PoolSnapshot {
   hostId: string;
   processKind: ProcessKind;
-  /** Active, or under an order: cordoned, draining, drained (issue 17 §4). */
+  /** Active, or under an order: cordoned, draining, drained (SPEC §8). */
   state: HostState;
   /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no sandbox here). */
   commands: CommandsAvailability;
@@ -123,7 +123,7 @@ export interface FleetSample {
   busySlots: number;
 }
 
-/** What the leading controller publishes (issue 17 §2), beside the hosts' pools. */
+/** What the leading controller publishes (SPEC §8), beside the hosts' pools. */
 export interface ControllerReport {
   leaderId: string;
   at: number;
@@ -190,7 +190,7 @@ export interface RolloutStep {
   state: "waiting" | "starting" | "draining" | "replaced" | "failed";
 }
 
-/** A rolling restart of the fleet (issue 17 §4): asked through the API, carried out by the leading controller. */
+/** A rolling restart of the fleet (SPEC §8): asked through the API, carried out by the leading controller. */
 export interface Rollout {
   rolloutId: string;
   state: RolloutState;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONTROLLER_VARIABLES, OAH_VARIABLES, variablesOf } from "@oah/config";
 import { REPO_ROOT } from "@oah/testing";
 import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
@@ -79,11 +80,9 @@ function environmentOf(container: Container): Map<string, EnvVar> {
 }
 
 /** The variables the configuration schemas accept: the keys of their zod objects. */
+/** Every variable oah-api, oah-sandbox and oah-controller declare. */
 function acceptedNames(): Set<string> {
-  const sources = ["packages/config/src/env.ts", "packages/config/src/controller-env.ts"].map((f) =>
-    read(join(REPO_ROOT, f)),
-  );
-  return new Set(sources.flatMap((s) => [...s.matchAll(/^ {2}(OAH_[A-Z0-9_]+):/gm)].map((m) => m[1]!)));
+  return new Set([...variablesOf(OAH_VARIABLES), ...variablesOf(CONTROLLER_VARIABLES)].map((v) => v.name));
 }
 
 describe("the Kubernetes manifests", () => {

@@ -1,5 +1,5 @@
 /**
- * Fleet sizing (the controller's policy, issue 17 §2): how many sandboxes the fleet wants,
+ * Fleet sizing (the controller's policy, SPEC §8): how many sandboxes the fleet wants,
  * from the global pressure, with the pool's hysteresis and the blockers of a scale-down.
  * Pure: the controller owns the clock, the registry and the scale target.
  */
@@ -15,7 +15,7 @@ import {
   type WeighedPressure,
 } from "./pool-sizing";
 
-/** Where the controller scales the sandboxes (OAH_CONTROLLER_TARGET, issue 17 §3). */
+/** Where the controller scales the sandboxes (OAH_CONTROLLER_TARGET, SPEC §8). */
 export const CONTROLLER_TARGETS = ["process", "kubernetes", "none"] as const;
 export type ControllerTarget = (typeof CONTROLLER_TARGETS)[number];
 

@@ -102,7 +102,10 @@ function postgresBin(name: string): string {
 /** Runs a PostgreSQL binary as the postgres user when we are root (initdb refuses root), in `netns` when given. */
 function asPostgres(bin: string, args: string[], netns?: string): ChildProcess {
   const root = process.getuid?.() === 0;
-  const [command, ...rest] = inNamespace(netns, root ? ["runuser", "-u", "postgres", "--", bin, ...args] : [bin, ...args]);
+  const [command, ...rest] = inNamespace(
+    netns,
+    root ? ["runuser", "-u", "postgres", "--", bin, ...args] : [bin, ...args],
+  );
   return spawn(command!, rest, { stdio: "ignore" });
 }
 
