@@ -26,6 +26,86 @@ async function stepOutput(t: ApiUnderTest, run: Run): Promise<{ stdout: string; 
   return steps.find((s) => s.kind === "tool")!.output as { stdout: string; stderr: string };
 }
 
+/** A run of each kind that executes a command: a shell step, a hook step, the agent with its shell tool. */
+const COMMAND_RUNS = [
+  { input: { steps: [{ type: "shell", command: "echo hi" }] } },
+  {
+    input: {
+      steps: [
+        { type: "output", value: 1 },
+        { type: "hook", command: "echo hi" },
+      ],
+    },
+  },
+  { executor: "agent", input: { prompt: "list the files", tools: { shell: true } } },
+];
+
+/**
+ * Every kind of run with a command is refused at submission with `code` (one by one over HTTP, in
+ * a batch, over tRPC) and nothing is written; a run without commands completes as ever.
+ */
+async function expectCommandRunsRefused(t: ApiUnderTest, code: string, message: RegExp): Promise<void> {
+  const session = `refused-${code}`;
+  for (const body of COMMAND_RUNS) {
+    const res = await t.client.post<{ error: { code: string; message: string } }>(
+      `/api/v1/sessions/${session}/runs`,
+      body,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(code);
+    expect(res.body.error.message).toMatch(message);
+  }
+  const batch = await t.client.post("/api/v1/runs/batch", {
+    runs: [{ sessionId: session, ...COMMAND_RUNS[0] }],
+  });
+  expect(batch.status).toBe(400);
+  expect(JSON.stringify(batch.body)).toContain(code);
+  const trpc = await t.client.post("/trpc/runs.submit", { sessionId: session, ...COMMAND_RUNS[0] });
+  expect(trpc.status).toBe(400);
+  expect(JSON.stringify(trpc.body)).toContain(code);
+  expect((await t.oah.listRuns(session)).items).toEqual([]);
+  const overview = (await t.client.get<{ statusCounts: Record<string, number> }>("/api/v1/storage/overview"))
+    .body;
+  expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBe(0);
+  const plain = (
+    await t.oah.submit(session, {
+      input: {
+        steps: [
+          { type: "sleep", ms: 1 },
+          { type: "output", value: 2 },
+        ],
+      },
+    })
+  ).run;
+  expect(await t.oah.wait(plain.id)).toMatchObject({ status: "completed", output: 2 });
+}
+
+/**
+ * A run with a command accepted by a host that runs commands, which is then killed and restarted
+ * with `env`: the run fails with `code`, and nothing of its command ever runs.
+ */
+async function expectAcceptedCommandRunFails(
+  env: Record<string, string>,
+  code: string,
+  cleanups: (() => unknown)[],
+): Promise<Run> {
+  const t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
+  cleanups.push(() => t.dispose());
+  const blocker = (await t.oah.submit("before", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
+  await t.oah.wait(blocker.id, { until: ["running"] });
+  const marker = uniqueSleep();
+  const accepted = (
+    await t.oah.submit("before", { input: { steps: [{ type: "shell", command: `sleep ${marker}` }] } })
+  ).run;
+  await t.api.stop("SIGKILL");
+  Object.assign(t.env, env);
+  await t.restart();
+  const ended = await t.oah.wait(accepted.id);
+  expect(ended).toMatchObject({ status: "failed", errorCode: code });
+  expect(sleepers(marker)).toEqual([]);
+  return ended;
+}
+
 describe("commands of runs on oah-api (embedded, SQLite)", () => {
   let t: ApiUnderTest | undefined;
   const cleanups: (() => void)[] = [];
@@ -174,76 +254,20 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
 
 describe("OAH_SHELL=off", () => {
   let t: ApiUnderTest | undefined;
+  const cleanups: (() => unknown)[] = [];
   afterEach(async () => {
     await t?.dispose();
     t = undefined;
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
   it("refuses shell steps, hook steps and the agent's shell tool at submission with 400 shell_disabled, writing nothing", async () => {
     t = await startApi("sqlite", { OAH_SHELL: "off" });
-    const refused = [
-      { input: { steps: [{ type: "shell", command: "echo hi" }] } },
-      {
-        input: {
-          steps: [
-            { type: "output", value: 1 },
-            { type: "hook", command: "echo hi" },
-          ],
-        },
-      },
-      { executor: "agent", input: { prompt: "list the files", tools: { shell: true } } },
-    ];
-    for (const body of refused) {
-      const res = await t.client.post<{ error: { code: string; message: string } }>(
-        "/api/v1/sessions/no-commands/runs",
-        body,
-      );
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe("shell_disabled");
-      expect(res.body.error.message).toMatch(/OAH_SHELL=off/);
-    }
-    const trpc = await t.client.post<{ error: { data: { code: string } } }>("/trpc/runs.submit", {
-      sessionId: "no-commands",
-      input: { steps: [{ type: "shell", command: "echo hi" }] },
-    });
-    expect(trpc.status).toBe(400);
-    expect(JSON.stringify(trpc.body)).toContain("shell_disabled");
-    expect((await t.oah.listRuns("no-commands")).items).toEqual([]);
-    const overview = (
-      await t.client.get<{ statusCounts: Record<string, number> }>("/api/v1/storage/overview")
-    ).body;
-    expect(Object.values(overview.statusCounts).reduce((a, b) => a + b, 0)).toBe(0);
-    // Runs without commands go on as ever, the agent without its shell tool included.
-    const plain = (
-      await t.oah.submit("no-commands", {
-        input: {
-          steps: [
-            { type: "sleep", ms: 1 },
-            { type: "output", value: 2 },
-          ],
-        },
-      })
-    ).run;
-    expect(await t.oah.wait(plain.id)).toMatchObject({
-      status: "completed",
-      output: 2,
-    });
+    await expectCommandRunsRefused(t, "shell_disabled", /OAH_SHELL=off/);
   });
 
   it("a host with commands off never executes one that was accepted before", async () => {
-    t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
-    const blocker = (await t.oah.submit("before", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
-    await t.oah.wait(blocker.id, { until: ["running"] });
-    const marker = uniqueSleep();
-    const accepted = (
-      await t.oah.submit("before", { input: { steps: [{ type: "shell", command: `sleep ${marker}` }] } })
-    ).run;
-    await t.api.stop("SIGKILL");
-    Object.assign(t.env, { OAH_SHELL: "off" });
-    await t.restart();
-    const ended = await t.oah.wait(accepted.id);
-    expect(ended).toMatchObject({ status: "failed", errorCode: "shell_disabled" });
-    expect(sleepers(marker)).toEqual([]);
+    await expectAcceptedCommandRunFails({ OAH_SHELL: "off" }, "shell_disabled", cleanups);
   });
 });
 
@@ -262,19 +286,6 @@ describe("a host where the sandbox cannot be made", () => {
     cleanups.push(() => t.dispose());
     return t;
   }
-
-  const COMMAND_RUNS = [
-    { input: { steps: [{ type: "shell", command: "echo hi" }] } },
-    {
-      input: {
-        steps: [
-          { type: "output", value: 1 },
-          { type: "hook", command: "echo hi" },
-        ],
-      },
-    },
-    { executor: "agent", input: { prompt: "list the files", tools: { shell: true } } },
-  ];
 
   it("the embedded default starts without bubblewrap, says why once, and refuses only runs with commands (400 commands_unavailable)", async () => {
     const t = await withoutSandbox({ OAH_STEP_NETWORK: "off" });
@@ -296,39 +307,11 @@ describe("a host where the sandbox cannot be made", () => {
     const pool = await t.oah.pool();
     expect(pool.hosts[0]!.commands).toMatchObject({ available: false, code: "commands_unavailable" });
 
-    for (const body of COMMAND_RUNS) {
-      const res = await t.client.post<{ error: { code: string; message: string } }>(
-        "/api/v1/sessions/no-sandbox/runs",
-        body,
-      );
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe("commands_unavailable");
-      expect(res.body.error.message).toMatch(/bubblewrap is not installed.*apt-get install -y bubblewrap/);
-    }
-    const batch = await t.client.post<{ error: { code: string } }>("/api/v1/runs/batch", {
-      runs: [{ sessionId: "no-sandbox", input: { steps: [{ type: "shell", command: "echo hi" }] } }],
-    });
-    expect(batch.status).toBe(400);
-    expect(JSON.stringify(batch.body)).toContain("commands_unavailable");
-    const trpc = await t.client.post("/trpc/runs.submit", {
-      sessionId: "no-sandbox",
-      input: { steps: [{ type: "shell", command: "echo hi" }] },
-    });
-    expect(trpc.status).toBe(400);
-    expect(JSON.stringify(trpc.body)).toContain("commands_unavailable");
-    expect((await t.oah.listRuns("no-sandbox")).items).toEqual([]);
-
-    const plain = (
-      await t.oah.submit("no-sandbox", {
-        input: {
-          steps: [
-            { type: "sleep", ms: 1 },
-            { type: "output", value: 2 },
-          ],
-        },
-      })
-    ).run;
-    expect(await t.oah.wait(plain.id)).toMatchObject({ status: "completed", output: 2 });
+    await expectCommandRunsRefused(
+      t,
+      "commands_unavailable",
+      /bubblewrap is not installed.*apt-get install -y bubblewrap/,
+    );
   });
 
   it("names the cause when bubblewrap is there but may not make namespaces", async () => {
@@ -344,23 +327,10 @@ describe("a host where the sandbox cannot be made", () => {
   });
 
   it("a run with a command accepted before fails with commands_unavailable, running nothing", async () => {
-    const t = await startApi("sqlite", { OAH_WORKERS_MIN: "0", OAH_WORKERS_MAX: "1" });
-    cleanups.push(() => t.dispose());
-    const blocker = (await t.oah.submit("before", { input: { steps: [{ type: "sleep", ms: 60_000 }] } })).run;
-    await t.oah.wait(blocker.id, { until: ["running"] });
-    const marker = uniqueSleep();
-    const accepted = (
-      await t.oah.submit("before", { input: { steps: [{ type: "shell", command: `sleep ${marker}` }] } })
-    ).run;
-    await t.api.stop("SIGKILL");
     const path = pathWithout(["bwrap"]);
     cleanups.push(path.remove);
-    Object.assign(t.env, { PATH: path.path });
-    await t.restart();
-    const ended = await t.oah.wait(accepted.id);
-    expect(ended).toMatchObject({ status: "failed", errorCode: "commands_unavailable" });
+    const ended = await expectAcceptedCommandRunFails({ PATH: path.path }, "commands_unavailable", cleanups);
     expect(ended.errorMessage).toMatch(/bubblewrap is not installed/);
-    expect(sleepers(marker)).toEqual([]);
   });
 
   it("refuses to start where the configuration asks for commands it cannot run: command hooks, an unknown sandbox user", async () => {

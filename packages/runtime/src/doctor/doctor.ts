@@ -28,8 +28,7 @@ export async function runDoctor(
   report(checkDataDir(config));
   report(await checkPort("API port", config.host, config.port, "OAH_PORT (or --port)"));
   if (role === "api") {
-    const webHost = process.env.OAH_WEB_HOST?.trim() || "127.0.0.1";
-    report(await checkPort("console port", webHost, config.webPort, "OAH_WEB_PORT"));
+    report(await checkPort("console port", config.webHost, config.webPort, "OAH_WEB_PORT"));
   }
   report(await checkRedis(config));
   report(await checkPostgres(config));
