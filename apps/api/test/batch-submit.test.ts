@@ -93,4 +93,44 @@ describe.each(BACKENDS)("batched submission on %s", (kind) => {
     });
     expect(partial.body.items[1]).toMatchObject({ error: { code: "idempotency_key_conflict" } });
   });
+
+  it("keeps a session in the workspace of its first run: a submission naming another is refused with 409, nothing written", async () => {
+    const session = `ws-bound-${kind}`;
+    const inB = { sessionId: session, workspaceId: "team-b", input: { steps: [{ type: "sleep", ms: 5 }] } };
+    const first = await t.client.post<{ run: Run }>(`/api/v1/sessions/${session}/runs`, {
+      workspaceId: "team-a",
+      input: { steps: [{ type: "sleep", ms: 5 }] },
+    });
+    expect(first.status).toBe(202);
+    const refusals = await Promise.all([
+      t.client.post<{ error: { code: string } }>(`/api/v1/sessions/${session}/runs`, {
+        workspaceId: "team-b",
+        input: inB.input,
+      }),
+      t.client.post<{ error: { code: string } }>("/trpc/runs.submit", inB),
+      t.client.post<{ error: { code: string; message: string } }>("/api/v1/runs/batch", {
+        runs: [sleepRun(`${session}-other`), inB],
+      }),
+    ]);
+    expect(refusals.map((r) => r.status)).toEqual([409, 409, 409]);
+    expect(refusals[0]!.body.error.code).toBe("session_workspace_mismatch");
+    expect(JSON.stringify(refusals[1]!.body)).toContain("session_workspace_mismatch");
+    expect(refusals[2]!.body.error).toMatchObject({
+      code: "session_workspace_mismatch",
+      message: expect.stringContaining("runs[1]"),
+    });
+    expect((await t.oah.listRuns(`${session}-other`)).items).toEqual([]);
+    const partial = await t.client.post<SubmitManyResult>("/api/v1/runs/batch", {
+      partial: true,
+      runs: [inB, { ...inB, workspaceId: "team-a" }],
+    });
+    expect(partial.status).toBe(202);
+    expect(partial.body.items[0]).toMatchObject({ error: { code: "session_workspace_mismatch" } });
+    expect(partial.body.items[1]).toMatchObject({ created: true, run: { workspaceId: "team-a", seq: 2 } });
+    const runs = (await t.oah.listRuns(session)).items;
+    expect(runs.map((r) => [r.workspaceId, r.seq])).toEqual([
+      ["team-a", 1],
+      ["team-a", 2],
+    ]);
+  });
 });

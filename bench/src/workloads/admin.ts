@@ -106,8 +106,9 @@ export function runsInsert(d: Dialect, from: number, to: number, total: number, 
 export function sessionsInsert(d: Dialect, total: number, t0: number): string {
   const x = dialects[d];
   const perSession = Math.ceil(total / ADMIN_SESSIONS);
-  return `INSERT INTO sessions (id, last_seq, created_at, updated_at)
-    SELECT 'adm-' || ${x.pad("i", 5)}, ${perSession}, ${t0}, ${t0 + SPAN_MS} FROM (${x.series(0, ADMIN_SESSIONS - 1)}) AS q`;
+  return `INSERT INTO sessions (id, workspace_id, last_seq, created_at, updated_at)
+    SELECT 'adm-' || ${x.pad("i", 5)}, 'default', ${perSession}, ${t0}, ${t0 + SPAN_MS}
+    FROM (${x.series(0, ADMIN_SESSIONS - 1)}) AS q`;
 }
 
 const CHUNK = 250_000;

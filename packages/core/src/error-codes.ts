@@ -56,6 +56,7 @@ export const API_ERROR_STATUS = {
   tool_result_not_waiting: 409,
   tool_result_wrong_name: 409,
   idempotency_key_conflict: 409,
+  session_workspace_mismatch: 409,
   controller_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -80,6 +81,10 @@ export class OahError extends Error {
     this.details = details;
   }
 }
+
+/** An atomic batch of submissions refused for one of them: nothing was written. */
+export const batchRefusal = (index: number, refused: OahError): OahError =>
+  new OahError(refused.code, `nothing was submitted: runs[${index}]: ${refused.message}`);
 
 /** How a run past its deadline ends, wherever it is found so: executing, or parked. */
 export const runTimedOutError = (timeoutMs: number) =>

@@ -17,6 +17,7 @@ import type {
   Actor,
   AuditAction,
   BulkAction,
+  OahError,
   QueueEntry,
   RecoveryContext,
   RunEventType,
@@ -27,8 +28,14 @@ import type {
   TerminalStatus,
 } from "@oah/core";
 
-/** What a submission of a batch did: its run (`created` false: its key made it earlier), or its key's conflict. */
-export type SubmissionOutcome = { run: Run; created: boolean; queueEntry: QueueEntry } | { conflict: Run };
+/**
+ * What a submission of a batch did: its run (`created` false: its key made it earlier), its key's
+ * conflict, or its refusal (a session of another workspace).
+ */
+export type SubmissionOutcome =
+  | { run: Run; created: boolean; queueEntry: QueueEntry }
+  | { conflict: Run }
+  | { refused: OahError };
 
 export interface NewRun {
   id: string;
@@ -276,14 +283,18 @@ export interface RunStore {
   /** What holds the rows: a SQL database, or this process's memory (MemoryRunStore, for tests). */
   readonly dialect: "postgres" | "sqlite" | "memory";
 
-  /** The new run and its queue entry; for a repeated idempotency key, the existing run (`created` false). */
-  /** One submission: its run, made now or earlier by its idempotency key (the caller tells a repeat from a conflict). */
+  /**
+   * One submission: its run, made now or earlier by its idempotency key (the caller tells a repeat
+   * from a conflict). A session takes runs of one workspace, its first run's: another is refused
+   * with `session_workspace_mismatch`, nothing written.
+   */
   createRun(run: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }>;
   /**
    * A batch of submissions in one transaction, numbered in their sessions in the order given:
-   * each one's run (made now, or made earlier for the same body by its key), or its key's
-   * conflict; `atomic`, a conflict writes nothing and refuses the batch (`idempotency_key_conflict`,
-   * naming each conflicting index).
+   * each one's run (made now, or made earlier for the same body by its key), its key's conflict,
+   * or its refusal (a session of another workspace); `atomic`, a conflict or a refusal writes
+   * nothing and refuses the batch (`idempotency_key_conflict` naming each conflicting index,
+   * `session_workspace_mismatch`).
    */
   createRuns(runs: readonly NewRun[], options: { atomic: boolean }): Promise<SubmissionOutcome[]>;
   getRun(runId: string): Promise<Run | null>;

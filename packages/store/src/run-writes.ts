@@ -1,18 +1,43 @@
-import type {
-  ActiveStatus,
-  ManualRequeueFacts,
-  RecoveryRecord,
-  RecoveryState,
-  RunMetadata,
-  RunStatus,
+import {
+  type ActiveStatus,
+  type ManualRequeueFacts,
+  OahError,
+  type RecoveryRecord,
+  type RecoveryState,
+  type RunMetadata,
+  type RunStatus,
 } from "@oah/core";
 import { hasQueuePlace, hasSession, type RunRow } from "./rows";
-import type { Claim, HeartbeatResult, LockedStaleRun, StartResult } from "./run-store";
+import type { Claim, HeartbeatResult, LockedStaleRun, NewRun, StartResult } from "./run-store";
 
 /**
  * What a store decides outside its statements: the answers, event data and step
  * values every RunStore writes alike, whatever holds its rows.
  */
+
+/**
+ * The workspace each session of a batch belongs to (docs/spec.md §3): the one it has, else the
+ * workspace of its first run in the batch.
+ */
+export function sessionOwners(
+  runs: readonly Pick<NewRun, "sessionId" | "workspaceId">[],
+  existing: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const owners = new Map(existing);
+  for (const r of runs) if (!owners.has(r.sessionId)) owners.set(r.sessionId, r.workspaceId);
+  return owners;
+}
+
+/**
+ * A submission into a session of another workspace, refused. The session's own workspace is not
+ * named: the caller may not be allowed to know it.
+ */
+export const workspaceMismatch = (run: Pick<NewRun, "sessionId" | "workspaceId">): OahError =>
+  new OahError(
+    "session_workspace_mismatch",
+    `session ${run.sessionId} belongs to another workspace than ${run.workspaceId}: every run of a session is in ` +
+      "the workspace of its first run",
+  );
 
 /** A start the guard refused: blocked behind an earlier unfinished run while queued, else gone. */
 export function refusedStart(status: RunStatus | null): StartResult {

@@ -154,6 +154,84 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     expect((await store.createRun(newRun("s-batch-keys"))).run.seq).toBe(5);
   });
 
+  it("keeps a session in the workspace of its first run: another workspace is refused, nothing written", async () => {
+    const inB = (sessionId: string, overrides = {}) =>
+      newRun(sessionId, { workspaceId: "ws-b", ...overrides });
+    const first = await store.createRun(newRun("s-ws", { workspaceId: "ws-a" }));
+    const refusal = { code: "session_workspace_mismatch", status: 409 };
+    // One at a time, with a key or without; and several at once, the others written (one
+    // statement for all on PostgreSQL).
+    await expect(store.createRun(inB("s-ws"))).rejects.toMatchObject(refusal);
+    await expect(store.createRun(inB("s-ws", { idempotencyKey: "k" }))).rejects.toMatchObject(refusal);
+    const together = await Promise.allSettled([
+      store.createRun(newRun("s-ws", { workspaceId: "ws-a" })),
+      store.createRun(inB("s-ws")),
+      store.createRun(inB("s-ws-other")),
+    ]);
+    expect(together.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((together[1] as PromiseRejectedResult).reason).toMatchObject(refusal);
+    // A batch: refused whole when atomic, whether the session exists or the batch makes it...
+    const untouched = newRun("s-ws-untouched", { workspaceId: "ws-a" });
+    for (const batch of [
+      [untouched, inB("s-ws")],
+      [untouched, newRun("s-ws-new", { workspaceId: "ws-a" }), inB("s-ws-new")],
+    ]) {
+      await expect(store.createRuns(batch, { atomic: true })).rejects.toMatchObject({
+        ...refusal,
+        message: expect.stringContaining(`runs[${batch.length - 1}]`),
+      });
+      await expect(store.createRuns(batch, { atomic: true })).rejects.toMatchObject(refusal);
+    }
+    expect(await store.getRun(untouched.id)).toBeNull();
+    expect(await store.listSessionRuns("s-ws-new", { limit: 10 })).toEqual([]);
+    // ...item by item when partial, with keys or without.
+    for (const key of [null, "pk"]) {
+      const partial = await store.createRuns(
+        [inB("s-ws", { idempotencyKey: key }), newRun("s-ws", { workspaceId: "ws-a", idempotencyKey: key })],
+        { atomic: false },
+      );
+      expect(partial[0]).toEqual({ refused: expect.objectContaining(refusal) });
+      expect(partial[1]).toMatchObject({ created: true, run: { workspaceId: "ws-a" } });
+    }
+    const runs = await store.listSessionRuns("s-ws", { limit: 10 });
+    expect(runs.map((r) => [r.workspaceId, r.seq])).toEqual([
+      ["ws-a", 1],
+      ["ws-a", 2],
+      ["ws-a", 3],
+      ["ws-a", 4],
+    ]);
+    expect(runs[0]!.id).toBe(first.run.id);
+  });
+
+  it("names an atomic batch's earlier submission by its place when the conflict is within the batch", async () => {
+    const keyed = (value: number) =>
+      newRun("s-batch-inner", { idempotencyKey: "k", input: { steps: [{ type: "output", value }] } });
+    const refused = store.createRuns([keyed(1), keyed(2)], { atomic: true });
+    await expect(refused).rejects.toMatchObject({
+      code: "idempotency_key_conflict",
+      message:
+        "nothing was submitted: runs[1] reuses the idempotencyKey of runs[0] in session s-batch-inner with another body",
+    });
+    expect(await store.listSessionRuns("s-batch-inner", { limit: 10 })).toEqual([]);
+  });
+
+  it("keeps what PostgreSQL's JSON cannot hold (NUL, lone surrogates, in keys and values) as U+FFFD", async () => {
+    const odd = { "call\u0000id": "half \ud83d of a pair", ok: "\\u0000 stays text", pair: "😀" };
+    const kept = { "call\ufffdid": "half \ufffd of a pair", ok: "\\u0000 stays text", pair: "😀" };
+    const run = (await store.createRun(newRun("s-odd-json", { input: { steps: [], odd } }))).run;
+    expect((await store.getRun(run.id))!.input).toEqual({ steps: [], odd: kept });
+    const claim = { runId: run.id, token: "t-odd" };
+    await store.startRun(claim, "w1");
+    expect(await store.appendEvent(claim, "tool.started", odd)).toBe(true);
+    const stepId = await store.startStep(claim, { kind: "model", name: "reply" });
+    expect(await store.finishStep(claim, stepId!, { status: "completed", output: odd })).toBe(true);
+    expect(await store.finishRun(claim, { status: "completed", output: odd })).not.toBeNull();
+    expect((await store.getRun(run.id))!.output).toEqual(kept);
+    const events = await store.listRunEvents(run.id, { limit: 10 });
+    expect(events.find((e) => e.type === "tool.started")!.data).toEqual(kept);
+    expect((await store.listRunSteps(run.id)).at(-1)!.output).toEqual(kept);
+  });
+
   it("starts only the first unfinished run of a session, once", async () => {
     const first = (await store.createRun(newRun("s-guard"))).run;
     const second = (await store.createRun(newRun("s-guard"))).run;

@@ -41,8 +41,8 @@ export async function loadQuarantinedRuns(
     });
     const total = quarantined + plainFailed + completed;
     await db.query(
-      `INSERT INTO sessions (id, last_seq, created_at, updated_at)
-       SELECT $1 || '-' || i, 1, $2::bigint, $2::bigint FROM generate_series(1, $3::int) AS i`,
+      `INSERT INTO sessions (id, workspace_id, last_seq, created_at, updated_at)
+       SELECT $1 || '-' || i, $1, 1, $2::bigint, $2::bigint FROM generate_series(1, $3::int) AS i`,
       [ws, at, total],
     );
     await db.query(

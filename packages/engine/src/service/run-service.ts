@@ -18,7 +18,13 @@ import type {
   ToolResultAccepted,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
-import { type ApiErrorCode, type CommandsAvailability, OahError, type QueueEntry } from "@oah/core";
+import {
+  type ApiErrorCode,
+  batchRefusal,
+  type CommandsAvailability,
+  OahError,
+  type QueueEntry,
+} from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
@@ -81,8 +87,7 @@ export class RunService {
     const refusals = input.runs.map((run) => this.refusal(run));
     const first = refusals.findIndex((r) => r !== null);
     if (!input.partial && first >= 0) {
-      const refused = refusals[first]!;
-      throw new OahError(refused.code, `nothing was submitted: runs[${first}]: ${refused.message}`);
+      throw batchRefusal(first, refusals[first]!);
     }
     const accepted = input.runs.flatMap((run, index) =>
       refusals[index] ? [] : [{ index, asked: this.newRun(run) }],
@@ -100,6 +105,10 @@ export class RunService {
     const made: { run: Run; queueEntry: QueueEntry }[] = [];
     for (const [i, outcome] of outcomes.entries()) {
       const { index } = accepted[i]!;
+      if ("refused" in outcome) {
+        items[index] = { error: { code: outcome.refused.code, message: outcome.refused.message } };
+        continue;
+      }
       if ("conflict" in outcome) {
         items[index] = {
           error: {

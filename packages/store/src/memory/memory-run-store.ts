@@ -12,6 +12,7 @@ import type {
 import { sameSubmission } from "@oah/contract";
 import {
   type ActiveStatus,
+  batchRefusal,
   checkManualRequeue,
   isActive,
   type QueueEntry,
@@ -88,6 +89,8 @@ import {
   recoveryRequeueData,
   refusedStart,
   STALE_STEP_FAILURE,
+  sessionOwners,
+  workspaceMismatch,
 } from "../run-writes";
 import { encodeJson } from "../sql/client";
 import { type FilterCondition, filterConditions } from "../storage-filters";
@@ -160,15 +163,17 @@ export class MemoryRunStore implements RunStore {
   async createRun(input: NewRun): Promise<{ run: Run; created: boolean; queueEntry: QueueEntry }> {
     const db = this.db;
     const now = this.now();
+    const session = db.sessions.get(input.sessionId);
+    if (session && session.workspace_id !== input.workspaceId) throw workspaceMismatch(input);
     if (input.idempotencyKey !== null) {
       const existing = db.runsOf(input.sessionId).find((r) => r.idempotency_key === input.idempotencyKey);
       if (existing) return { run: this.run(existing), created: false, queueEntry: entryOf(existing) };
     }
-    const session = db.sessions.get(input.sessionId);
     const row = newRunRecord(input, (session?.last_seq ?? 0) + 1, now);
     db.insertRun(row);
     db.sessions.set(input.sessionId, {
       id: input.sessionId,
+      workspace_id: input.workspaceId,
       last_seq: row.seq,
       created_at: session?.created_at ?? now,
       updated_at: now,
@@ -178,23 +183,36 @@ export class MemoryRunStore implements RunStore {
   }
 
   async createRuns(inputs: readonly NewRun[], { atomic }: { atomic: boolean }): Promise<SubmissionOutcome[]> {
+    const owners = sessionOwners(
+      inputs,
+      new Map([...this.db.sessions.values()].map((s) => [s.id, s.workspace_id])),
+    );
+    const refused = (input: NewRun) => owners.get(input.sessionId) !== input.workspaceId;
     if (atomic) {
-      // Nothing is written when a key conflicts: the conflicts are found first.
-      const earlier = new Map<string, Run>();
+      // Nothing is written when a submission is refused or a key conflicts: they are found first.
+      const first = inputs.findIndex(refused);
+      if (first >= 0) throw batchRefusal(first, workspaceMismatch(inputs[first]!));
+      const earlier = new Map<string, { index: number; run: Run }>();
       const conflicts = inputs.flatMap((input, index) => {
         if (input.idempotencyKey === null) return [];
         const key = JSON.stringify([input.sessionId, input.idempotencyKey]);
         const stored = this.db
           .runsOf(input.sessionId)
           .find((r) => r.idempotency_key === input.idempotencyKey);
-        const before = stored ? this.run(stored) : earlier.get(key);
-        if (!before) earlier.set(key, this.run(newRunRecord(input, 0, this.now())));
-        return before && !sameSubmission(before, input) ? [{ index, run: before }] : [];
+        const before = stored ? { index: -1, run: this.run(stored) } : earlier.get(key);
+        if (!before) earlier.set(key, { index, run: this.run(newRunRecord(input, 0, this.now())) });
+        if (!before || sameSubmission(before.run, input)) return [];
+        const named = before.index < 0 ? before.run.id : `runs[${before.index}]`;
+        return [{ index, earlier: named, sessionId: input.sessionId }];
       });
       if (conflicts.length > 0) throw batchConflict(conflicts);
     }
     const outcomes: SubmissionOutcome[] = [];
     for (const input of inputs) {
+      if (refused(input)) {
+        outcomes.push({ refused: workspaceMismatch(input) });
+        continue;
+      }
       const made = await this.createRun(input);
       outcomes.push(made.created || sameSubmission(made.run, input) ? made : { conflict: made.run });
     }

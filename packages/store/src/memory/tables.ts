@@ -28,6 +28,7 @@ export interface BulkJobRecord {
 
 export interface SessionRecord {
   id: string;
+  workspace_id: string;
   last_seq: number;
   created_at: number;
   updated_at: number;

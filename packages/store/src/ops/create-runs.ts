@@ -1,8 +1,9 @@
 import { type Run, sameSubmission } from "@oah/contract";
-import { OahError, type QueueEntry } from "@oah/core";
+import { batchRefusal, OahError, type QueueEntry } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, entryOf, type RunRow } from "../rows";
 import type { NewRun, SubmissionOutcome } from "../run-store";
+import { sessionOwners, workspaceMismatch } from "../run-writes";
 import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns } from "../sql-fragments";
 import type { OpContext } from "./context";
@@ -31,9 +32,40 @@ const columnsOf = (r: NewRun) => [
  * Submissions without idempotency keys, numbered in their sessions in the order given, queued
  * with their run.queued events: one statement on PostgreSQL, whatever the number of runs and
  * sessions (its text is the same for any batch: one plan). The sessions' counters are taken in
- * id order, so that two batches of the same sessions never wait for each other in a cycle.
+ * id order, so that two batches of the same sessions never wait for each other in a cycle. A new
+ * session takes the workspace of its first run; a run of another workspace than its session's
+ * fails the whole statement on the foreign key (nothing written), reported as
+ * `session_workspace_mismatch` for the first such run.
  */
 export async function insertRunsStatement(ctx: OpContext, runs: readonly NewRun[]): Promise<RunRow[]> {
+  try {
+    return await insertRunsOnce(ctx, runs);
+  } catch (error) {
+    if (!isWorkspaceForeignKey(error)) throw error;
+    const mismatched = await mismatchedRuns(ctx.db, runs);
+    throw mismatched.length > 0 ? workspaceMismatch(runs[mismatched[0]!]!) : error;
+  }
+}
+
+/** PostgreSQL's refusal of a run whose session belongs to another workspace (the migrations' foreign key). */
+const isWorkspaceForeignKey = (error: unknown): boolean =>
+  (error as { code?: unknown }).code === "23503" &&
+  (error as { constraint?: unknown }).constraint === "runs_session_workspace_fk";
+
+/** The indices of the runs whose sessions belong to other workspaces (as they are now, or as the batch makes them). */
+async function mismatchedRuns(db: SqlClient, runs: readonly NewRun[]): Promise<number[]> {
+  const ids = [...new Set(runs.map((r) => r.sessionId))];
+  const found = await db.all<{ id: string; workspace_id: string }>(
+    sql`SELECT id, workspace_id FROM sessions WHERE id IN (SELECT column1 FROM ${db.rowsOf(
+      1,
+      ids.map((id) => [id]),
+    )})`,
+  );
+  const owners = sessionOwners(runs, new Map(found.map((s) => [s.id, s.workspace_id])));
+  return runs.flatMap((r, i) => (owners.get(r.sessionId) === r.workspaceId ? [] : [i]));
+}
+
+async function insertRunsOnce(ctx: OpContext, runs: readonly NewRun[]): Promise<RunRow[]> {
   const { db } = ctx;
   const now = ctx.now();
   const rows = await db.all<RunRow>(
@@ -45,9 +77,11 @@ export async function insertRunsStatement(ctx: OpContext, runs: readonly NewRun[
           9,
           runs.map((r, i) => [String(i), ...columnsOf(r)]),
         )}),
-      counts AS (SELECT session_id, CAST(count(*) AS integer) AS k FROM input GROUP BY session_id),
-      numbered AS (INSERT INTO sessions (id, last_seq, created_at, updated_at)
-        SELECT session_id, k, CAST(${now} AS bigint), CAST(${now} AS bigint) FROM counts ORDER BY session_id
+      counts AS (SELECT session_id, (array_agg(workspace_id ORDER BY ord))[1] AS workspace_id,
+          CAST(count(*) AS integer) AS k FROM input GROUP BY session_id),
+      numbered AS (INSERT INTO sessions (id, workspace_id, last_seq, created_at, updated_at)
+        SELECT session_id, workspace_id, k, CAST(${now} AS bigint), CAST(${now} AS bigint) FROM counts
+        ORDER BY session_id
         ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + excluded.last_seq,
           updated_at = excluded.updated_at
         RETURNING id, last_seq),
@@ -72,12 +106,11 @@ export async function insertRunsStatement(ctx: OpContext, runs: readonly NewRun[
   return runs.map((r) => byId.get(r.id)!);
 }
 
-/** What became of one submission: its run, made now or earlier; `same` false when its key was used for another body. */
-interface Submitted {
-  row: RunRow;
-  created: boolean;
-  same: boolean;
-}
+/**
+ * What became of one submission: its run, made now or earlier (`same` false when its key was used
+ * for another body), or its refusal.
+ */
+type Submitted = { row: RunRow; created: boolean; same: boolean } | { refused: OahError };
 
 /**
  * Submissions in one transaction, any of them with idempotency keys, on either database. A key
@@ -92,20 +125,28 @@ async function submitRuns(
 ): Promise<Submitted[]> {
   const { db } = ctx;
   if (db.dialect === "postgres" && runs.every((r) => r.idempotencyKey === null))
-    return (await insertRunsStatement(ctx, runs)).map((row) => ({ row, created: true, same: true }));
+    return submitUnkeyed(ctx, runs, { atomic });
   return db.transaction(async (tx) => {
     const now = ctx.now();
     const keyOf = (sessionId: string, key: string) => JSON.stringify([sessionId, key]);
-    // The sessions' rows first, in id order, locked (made when new, their counters untouched): a
-    // submission with the same key elsewhere commits before the keys are looked up, or after.
-    const sessions = [...new Set(runs.map((r) => r.sessionId))].sort();
-    await tx.all(sql`INSERT INTO sessions (id, last_seq, created_at, updated_at)
-      SELECT column1, 0, ${now}, ${now} FROM ${tx.rowsOf(
-        1,
-        sessions.map((id) => [id]),
+    // The sessions' rows first, in id order, locked (made when new, with their first run's
+    // workspace, their counters untouched): a submission with the same key elsewhere commits
+    // before the keys are looked up, or after.
+    const firstWorkspaces = sessionOwners(runs, new Map());
+    const sessions = await tx.all<{ id: string; workspace_id: string }>(sql`INSERT INTO sessions
+        (id, workspace_id, last_seq, created_at, updated_at)
+      SELECT column1, column2, 0, ${now}, ${now} FROM ${tx.rowsOf(
+        2,
+        [...firstWorkspaces].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
       )} WHERE true ORDER BY column1
-      ON CONFLICT (id) DO UPDATE SET updated_at = sessions.updated_at RETURNING id`);
-    const keyed = runs.filter((r) => r.idempotencyKey !== null);
+      ON CONFLICT (id) DO UPDATE SET updated_at = sessions.updated_at RETURNING id, workspace_id`);
+    const owners = new Map(sessions.map((s) => [s.id, s.workspace_id]));
+    const refusedAt = new Map(
+      runs.flatMap((r, i) => (owners.get(r.sessionId) === r.workspaceId ? [] : [[i, workspaceMismatch(r)]])),
+    );
+    const [firstRefused] = refusedAt;
+    if (atomic && firstRefused) throw batchRefusal(...firstRefused);
+    const keyed = runs.filter((r, i) => r.idempotencyKey !== null && !refusedAt.has(i));
     const earlier = new Map<string, RunRow | NewRun>();
     if (keyed.length > 0) {
       const found = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
@@ -115,13 +156,16 @@ async function submitRuns(
         )})`);
       for (const row of found) earlier.set(keyOf(row.session_id, row.idempotency_key!), row);
     }
-    const plan: ({ make: NewRun } | { repeat: RunRow | NewRun; asked: NewRun })[] = runs.map((r) => {
-      const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
-      const before = key === null ? undefined : earlier.get(key);
-      if (before) return { repeat: before, asked: r };
-      if (key !== null) earlier.set(key, r);
-      return { make: r };
-    });
+    const plan: ({ make: NewRun } | { repeat: RunRow | NewRun; asked: NewRun } | { refused: OahError })[] =
+      runs.map((r, i) => {
+        const refused = refusedAt.get(i);
+        if (refused) return { refused };
+        const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
+        const before = key === null ? undefined : earlier.get(key);
+        if (before) return { repeat: before, asked: r };
+        if (key !== null) earlier.set(key, r);
+        return { make: r };
+      });
     const made = new Map<string, RunRow>();
     const toMake = plan.flatMap((p) => ("make" in p ? [p.make] : []));
     if (toMake.length > 0) {
@@ -152,23 +196,60 @@ async function submitRuns(
       ctx.noteCountedWrite();
     }
     const outcomes = plan.map((p): Submitted => {
+      if ("refused" in p) return p;
       if ("make" in p) return { row: made.get(p.make.id)!, created: true, same: true };
       const row = "session_id" in p.repeat ? p.repeat : made.get(p.repeat.id)!;
       return { row, created: false, same: sameSubmission(decodeRun(row, tx), p.asked) };
     });
-    if (atomic && outcomes.some((o) => !o.same))
+    if (atomic && outcomes.some((o) => "row" in o && !o.same))
       throw batchConflict(
-        outcomes.flatMap((o, index) => (o.same ? [] : [{ index, run: decodeRun(o.row, tx) }])),
+        plan.flatMap((p, index) => {
+          const o = outcomes[index]!;
+          if (!("repeat" in p) || !("row" in o) || o.same) return [];
+          // One made earlier in this batch is not written either: it is named by its place.
+          const earlier = "session_id" in p.repeat ? p.repeat.id : `runs[${runs.indexOf(p.repeat)}]`;
+          return [{ index, earlier, sessionId: p.asked.sessionId }];
+        }),
       );
     return outcomes;
   });
 }
 
-/** An atomic batch refused, nothing written: which of its submissions reuse a key for another body. */
-export function batchConflict(conflicts: readonly { index: number; run: Run }[]): OahError {
+/**
+ * Submissions without keys on PostgreSQL, in the one statement. When one's session belongs to
+ * another workspace the statement writes nothing: an atomic batch is refused, a partial one is
+ * written again without the refused submissions (a session made meanwhile can refuse more).
+ */
+async function submitUnkeyed(
+  ctx: OpContext,
+  runs: readonly NewRun[],
+  { atomic }: { atomic: boolean },
+): Promise<Submitted[]> {
+  try {
+    return (await insertRunsOnce(ctx, runs)).map((row) => ({ row, created: true, same: true }));
+  } catch (error) {
+    if (!isWorkspaceForeignKey(error)) throw error;
+    const mismatched = await mismatchedRuns(ctx.db, runs);
+    if (mismatched.length === 0) throw error;
+    if (atomic) throw batchRefusal(mismatched[0]!, workspaceMismatch(runs[mismatched[0]!]!));
+    const refused = new Set(mismatched);
+    const rest = runs.filter((_, i) => !refused.has(i));
+    const written = rest.length > 0 ? await submitUnkeyed(ctx, rest, { atomic }) : [];
+    let next = 0;
+    return runs.map((r, i) => (refused.has(i) ? { refused: workspaceMismatch(r) } : written[next++]!));
+  }
+}
+
+/**
+ * An atomic batch refused, nothing written: which of its submissions reuse a key for another body,
+ * and of what (a stored run's id, or the place in the batch of one that is not written either).
+ */
+export function batchConflict(
+  conflicts: readonly { index: number; earlier: string; sessionId: string }[],
+): OahError {
   const each = conflicts.map(
-    ({ index, run }) =>
-      `runs[${index}] reuses the idempotencyKey of ${run.id} in session ${run.sessionId} with another body`,
+    ({ index, earlier, sessionId }) =>
+      `runs[${index}] reuses the idempotencyKey of ${earlier} in session ${sessionId} with another body`,
   );
   return new OahError("idempotency_key_conflict", `nothing was submitted: ${each.join("; ")}`);
 }
@@ -179,11 +260,11 @@ export async function createRuns(
   runs: readonly NewRun[],
   options: { atomic: boolean },
 ): Promise<SubmissionOutcome[]> {
-  return (await submitRuns(ctx, runs, options)).map(({ row, created, same }) =>
-    same
-      ? { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row) }
-      : { conflict: decodeRun(row, ctx.db) },
-  );
+  return (await submitRuns(ctx, runs, options)).map((s) => {
+    if ("refused" in s) return s;
+    const run = decodeRun(s.row, ctx.db);
+    return s.same ? { run, created: s.created, queueEntry: entryOf(s.row) } : { conflict: run };
+  });
 }
 
 /**
@@ -191,7 +272,9 @@ export async function createRuns(
  * body: the caller tells a repeat from a conflict).
  */
 export async function createRun(ctx: OpContext, run: NewRun): Promise<CreatedRun> {
-  const [{ row, created }] = (await submitRuns(ctx, [run], { atomic: false })) as [Submitted];
+  const [submitted] = (await submitRuns(ctx, [run], { atomic: false })) as [Submitted];
+  if ("refused" in submitted) throw submitted.refused;
+  const { row, created } = submitted;
   return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row) };
 }
 

@@ -3,6 +3,7 @@ import {
   bigint,
   bigserial,
   customType,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -18,20 +19,25 @@ const ms = (name: string) => bigint(name, { mode: "number" });
 // A transaction id, as text: 64 bits, beyond what a JavaScript number holds exactly.
 const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
 
-export const sessions = pgTable("sessions", {
-  id: text("id").primaryKey(),
-  lastSeq: integer("last_seq").notNull(),
-  createdAt: ms("created_at").notNull(),
-  updatedAt: ms("updated_at").notNull(),
-});
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    /** The workspace of the session's first run: every later run of the session is in it (docs/spec.md §3). */
+    workspaceId: text("workspace_id").notNull(),
+    lastSeq: integer("last_seq").notNull(),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  // The key runs reference: a run in another workspace than its session's cannot be written.
+  (t) => [uniqueIndex("sessions_id_workspace_uq").on(t.id, t.workspaceId)],
+);
 
 export const runs = pgTable(
   "runs",
   {
     id: text("id").primaryKey(),
-    sessionId: text("session_id")
-      .notNull()
-      .references(() => sessions.id),
+    sessionId: text("session_id").notNull(),
     seq: integer("seq").notNull(),
     queueSeq: integer("queue_seq").notNull(),
     workspaceId: text("workspace_id").notNull(),
@@ -71,6 +77,11 @@ export const runs = pgTable(
     updatedAt: ms("updated_at").notNull(),
   },
   (t) => [
+    foreignKey({
+      name: "runs_session_workspace_fk",
+      columns: [t.sessionId, t.workspaceId],
+      foreignColumns: [sessions.id, sessions.workspaceId],
+    }),
     uniqueIndex("runs_session_seq_uq").on(t.sessionId, t.seq),
     uniqueIndex("runs_session_idempotency_uq")
       .on(t.sessionId, t.idempotencyKey)

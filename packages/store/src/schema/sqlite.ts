@@ -6,6 +6,8 @@ const json = (name: string) => text(name, { mode: "json" });
 
 export const sessions = sqliteTable("sessions", {
   id: text("id").primaryKey(),
+  /** The workspace of the session's first run (see schema/pg.ts); a trigger refuses runs of another. */
+  workspaceId: text("workspace_id").notNull().default(""),
   lastSeq: integer("last_seq").notNull(),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),

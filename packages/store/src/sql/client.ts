@@ -55,11 +55,18 @@ export class Rollback<T> extends Error {
 }
 
 /**
- * JSON text for a parameter. NUL characters become U+FFFD: PostgreSQL's jsonb
- * cannot hold them, and both stores must keep the same values.
+ * A NUL or a lone surrogate, as JSON.stringify writes them (the only characters it writes as
+ * `\u0000` and `\udXXX` escapes), after an even run of backslashes (so not an escaped backslash
+ * followed by the letters "u0000").
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+
+/**
+ * JSON text for a parameter. NUL characters and lone surrogates, in keys and values alike, become
+ * U+FFFD: PostgreSQL's jsonb cannot hold them (a model's reply can have them), and both stores
+ * must keep the same values.
  */
 export function encodeJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "string" && v.includes("\0") ? v.replaceAll("\0", "\uFFFD") : v,
-  );
+  const text = JSON.stringify(value);
+  return text?.includes("\\u") ? text.replace(UNSTORABLE_ESCAPE, "$1\\ufffd") : text;
 }
