@@ -29,15 +29,15 @@ export interface Refusal {
 /** The answer to a refused bearer check: 401 with the challenge, or 429 with when to come back. */
 export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): Refusal {
   if (outcome.status === 429) {
+    const seconds = outcome.retryAfterSeconds;
+    const message =
+      outcome.budget === "token"
+        ? `this token was refused too often: try again in ${seconds} s`
+        : `too many wrong tokens are being tried: a wrong one is refused for ${seconds} s (a valid token is not)`;
     return {
       status: 429,
-      body: {
-        error: {
-          code: "too_many_attempts",
-          message: `too many failed attempts from this address: try again in ${outcome.retryAfterSeconds} s`,
-        },
-      },
-      headers: { "retry-after": String(outcome.retryAfterSeconds) },
+      body: { error: { code: "too_many_attempts", message } },
+      headers: { "retry-after": String(seconds) },
     };
   }
   return {
