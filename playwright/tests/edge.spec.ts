@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { request } from "node:http";
+import { type ClientRequest, request } from "node:http";
 import { type OahProcess, startOah } from "@oah/testing";
 import { expect, test } from "../fixtures";
 import { type ConsoleProcess, startConsole } from "../support/console";
@@ -29,6 +29,28 @@ function send(
     );
     req.on("error", reject);
     req.end(options.body);
+  });
+}
+
+/** A stream asked for as an EventSource would: resolves at its answer's headers, held open while it streams. */
+function openStream(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: Promise<string>; close(): void }> {
+  return new Promise((resolve, reject) => {
+    let req: ClientRequest | undefined;
+    req = request(url, { headers, agent: false }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      const ended = new Promise<string>((done) =>
+        res.on("end", () => done(text)).on("close", () => done(text)),
+      );
+      resolve({ status: res.statusCode ?? 0, text: ended, close: () => req?.destroy() });
+    });
+    req.on("error", reject);
+    req.end();
   });
 }
 
@@ -130,5 +152,56 @@ test.describe("the console's edge: nobody locks or starves the others out", () =
     const wendy = await signIn(tokens.wendy.token);
     expect([wendy.answer.status, wendy.answer.headers.location]).toEqual([303, "/storage"]);
     expect((await overviewThroughConsole(wendy.cookie!)).status).toBe(200);
+  });
+
+  test("520 live streams of one viewer through the console: past its share 429 too_many_streams, and the other viewer and oah-api's loopback clients are answered", async () => {
+    const vera = (await signIn(tokens.vera.token)).cookie!;
+    const wendy = (await signIn(tokens.wendy.token)).cookie!;
+    const onChanges = `${web.url}/api/trpc/admin.onChanges`;
+    const streams = [];
+    for (let i = 0; i < 520; i += 52) {
+      streams.push(
+        ...(await Promise.all(
+          Array.from({ length: 52 }, () =>
+            openStream(onChanges, { cookie: vera, accept: "text/event-stream" }),
+          ),
+        )),
+      );
+    }
+    try {
+      const held = streams.filter((s) => s.status === 200);
+      const refused = streams.filter((s) => s.status !== 200);
+      expect([held.length, refused.length]).toEqual([10, 510]);
+      expect(new Set(refused.map((s) => s.status))).toEqual(new Set([429]));
+      const body = JSON.parse(await refused[0]!.text) as { error: { data: { errorCode: string } } };
+      expect(body.error.data.errorCode).toBe("too_many_streams");
+      // Not asked for as a stream, a subscription is counted all the same.
+      expect((await send(onChanges, { headers: { cookie: vera } })).status).toBe(429);
+
+      // The other viewer: her calls, and a live stream of her own.
+      const calls = await Promise.all(Array.from({ length: 20 }, () => overviewThroughConsole(wendy)));
+      expect(calls.map((c) => c.status)).toEqual(Array(20).fill(200));
+      const hers = await openStream(onChanges, { cookie: wendy, accept: "text/event-stream" });
+      expect(hers.status).toBe(200);
+      hers.close();
+      // oah-api still serves its loopback clients.
+      const client = await send(`${api.url}/api/v1/sessions/edge/runs`, {
+        headers: { authorization: `Bearer ${tokens.ci.token}` },
+      });
+      expect(client.status).toBe(200);
+      expect((await send(`${api.url}/healthz`, {})).status).toBe(200);
+
+      // A stream given up gives its place back.
+      held[0]!.close();
+      await expect
+        .poll(async () => {
+          const next = await openStream(onChanges, { cookie: vera, accept: "text/event-stream" });
+          if (next.status === 200) streams.push(next);
+          return next.status;
+        })
+        .toBe(200);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 });
