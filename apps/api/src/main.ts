@@ -28,6 +28,7 @@ runHostCommand({
         apiTokens: config.apiTokens,
         maxBodyBytes: config.maxBodyBytes,
         streamKeepAliveMs: config.streamKeepAliveMs,
+        streamCaps: config.streamCaps,
         isReady,
       }),
   }),

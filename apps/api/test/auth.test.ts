@@ -72,26 +72,59 @@ describe("bearer-token auth", () => {
     );
   });
 
-  it("slows a client down after repeated wrong tokens: 429 with Retry-After, its token not even read", async () => {
-    // Its own server: the failures of this test must not block the others (same client address).
+  it("slows a wrong token down (429 with Retry-After), then every wrong token past the guessing budget; a valid token from the same address is never refused", async () => {
+    // Its own server: the budget this test spends must not slow the others down.
     const own = createTempDir();
     const guarded = await startOah("oah-api", { env: { OAH_DATA_DIR: own.path, OAH_API_TOKEN: TOKEN } });
+    const valid = { authorization: `Bearer ${TOKEN}` };
+    const wrong = { authorization: `Bearer x${TOKEN.slice(1)}` };
+    const status = async (path: string, headers: Record<string, string>) =>
+      (await fetch(`${guarded.url}${path}`, { headers })).status;
     try {
-      const wrong = new ApiClient(guarded.url, `x${TOKEN.slice(1)}`);
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await wrong.get("/api/v1/sessions/a/runs")).status);
+      for (let i = 0; i < 12; i++) statuses.push(await status("/api/v1/sessions/a/runs", wrong));
       expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
-      const blocked = await fetch(`${guarded.url}/api/v1/sessions/a/runs`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
+      const blocked = await fetch(`${guarded.url}/api/v1/sessions/a/runs`, { headers: wrong });
       expect(blocked.status).toBe(429);
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(Number(blocked.headers.get("retry-after"))).toBeLessThanOrEqual(6);
       expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe("too_many_attempts");
       // tRPC and the metrics are behind the same check; the health probes are not.
-      expect((await fetch(`${guarded.url}/trpc/admin.overview`)).status).toBe(429);
-      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(429);
-      expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
+      expect(await status("/trpc/admin.overview", wrong)).toBe(429);
+      expect(await status("/metrics", wrong)).toBe(429);
+      expect(await status("/healthz", wrong)).toBe(200);
+      // The valid token from the same address, over HTTP, tRPC and /metrics alike.
+      expect(await status("/api/v1/sessions/a/runs", valid)).toBe(200);
+      expect(await status("/trpc/admin.overview", valid)).toBe(200);
+      expect(await status("/metrics", valid)).toBe(200);
+
+      // 400 different wrong tokens, 50 at a time, with the valid token among the last ones: the
+      // guessing budget (100, 10 of them spent above, then one back every 100 ms) refuses the rest.
+      const started = Date.now();
+      const guesses: number[] = [];
+      for (let i = 0; i < 400; i += 50) {
+        const batch = Array.from({ length: 50 }, (_, j) =>
+          status("/api/v1/sessions/a/runs", { authorization: `Bearer guess-${i + j}-${TOKEN}` }),
+        );
+        guesses.push(...(await Promise.all(batch)));
+      }
+      const elapsedMs = Date.now() - started;
+      const during = await Promise.all([
+        ...Array.from({ length: 50 }, (_, j) =>
+          status("/trpc/admin.overview", { authorization: `Bearer late-${j}` }),
+        ),
+        ...Array.from({ length: 5 }, () => status("/api/v1/sessions/a/runs", valid)),
+      ]);
+      expect(new Set(guesses)).toEqual(new Set([401, 429]));
+      const admitted = guesses.filter((s) => s === 401).length;
+      expect(admitted).toBeGreaterThanOrEqual(90);
+      expect(admitted).toBeLessThanOrEqual(90 + Math.ceil(elapsedMs / 100) + 1);
+      expect(during.slice(0, 50)).toContain(429);
+      expect(during.slice(50)).toEqual(Array(5).fill(200));
+      expect(
+        (await new ApiClient(guarded.url, TOKEN).post("/api/v1/sessions/a/runs", { input: { steps: [] } }))
+          .status,
+      ).toBe(202);
     } finally {
       await guarded.stop();
       own.remove();

@@ -1,11 +1,14 @@
 import { appRouter, HTTP_ROUTES, type HttpRoute, routeCall } from "@oah/api";
+import type { SessionInspection } from "@oah/contract";
 import { ROLES, type Role } from "@oah/core";
+import { createTestRedis, type OahProcess, POSTGRES_ADMIN_URL, startOah, type TestRedis } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
 const NO_JOB = "bulk_00000000000000000000000000";
 const token = (role: Role) => `${role}-token-0123456789abcdefghijklmnop`;
 const TOKENS = ROLES.map((role) => ({ name: `the-${role}`, token: token(role), role }));
+const bearer = (role: Role) => ({ authorization: `Bearer ${token(role)}` });
 
 const ANYONE = ROLES;
 const READERS: Role[] = ["submitter", "viewer", "operator", "admin"];
@@ -211,6 +214,11 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
         }
       },
     );
+
+    it("the API's /metrics: viewers and up, a submitter 403 forbidden", async () => {
+      const response = await fetch(`${t.api.url}/metrics`, { headers: bearer(role) });
+      await expectViewersOnly(response, role, /^oah_event_streams_open /m);
+    });
   });
 
   it("names the caller: each token's name and role", async () => {
@@ -220,6 +228,86 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
       });
       expect(await response.json()).toEqual({ actor: { name, role } });
     }
+  });
+
+  it("the session inspector shows the lock's fencing token to operators and admins only", async () => {
+    const submitted = await fetch(`${t.api.url}/api/v1/sessions/roles-locked/runs`, {
+      method: "POST",
+      headers: { ...bearer("submitter"), "content-type": "application/json" },
+      body: JSON.stringify({ input: { steps: [{ type: "sleep", ms: 60_000 }] } }),
+    });
+    const running = ((await submitted.json()) as { run: { id: string } }).run.id;
+    const inspect = async (role: Role) =>
+      (await (
+        await fetch(`${t.api.url}/api/v1/sessions/roles-locked/inspect`, { headers: bearer(role) })
+      ).json()) as SessionInspection;
+    try {
+      await expect.poll(async () => (await inspect("admin")).lock?.holder, { timeout: 10_000 }).toBe(running);
+      for (const role of ["viewer", "operator", "admin"] as const) {
+        const { lock } = await inspect(role);
+        expect(lock, role).toMatchObject({ holder: running, workerId: expect.any(String) });
+        if (role === "viewer") expect(lock, role).not.toHaveProperty("token");
+        else expect(lock?.token, role).toMatch(/\S{8,}/);
+      }
+      const trpc = await fetch(
+        `${t.api.url}/trpc/admin.inspectSession?input=${encodeURIComponent(JSON.stringify({ sessionId: "roles-locked" }))}`,
+        { headers: bearer("viewer") },
+      );
+      const body = (await trpc.json()) as { result: { data: SessionInspection } };
+      expect(body.result.data.lock).toMatchObject({ holder: running });
+      expect(body.result.data.lock).not.toHaveProperty("token");
+    } finally {
+      await fetch(`${t.api.url}/api/v1/runs/${running}/cancel`, {
+        method: "POST",
+        headers: { ...bearer("admin"), "content-type": "application/json" },
+        body: "{}",
+      });
+    }
+  });
+});
+
+/** An answer to what viewers and up may read: 200 with `shows` for them, 403 `forbidden` for a submitter. */
+async function expectViewersOnly(response: Response, role: Role, shows: RegExp): Promise<void> {
+  const text = await response.text();
+  if (VIEWERS.includes(role)) {
+    expect(response.status, role).toBe(200);
+    expect(text, role).toMatch(shows);
+  } else {
+    expect([response.status, (JSON.parse(text) as { error: { code: string } }).error.code], role).toEqual([
+      403,
+      "forbidden",
+    ]);
+  }
+}
+
+describe("roles: the controller's /snapshot and /metrics × every role", () => {
+  let redis: TestRedis;
+  let controller: OahProcess;
+  beforeAll(async () => {
+    redis = await createTestRedis();
+    controller = await startOah("oah-controller", {
+      env: {
+        OAH_REDIS_URL: redis.url,
+        OAH_REDIS_PREFIX: redis.prefix,
+        OAH_DATABASE_URL: POSTGRES_ADMIN_URL,
+        OAH_API_TOKENS: JSON.stringify(TOKENS),
+        OAH_CONTROLLER_TARGET: "none",
+      },
+    });
+  });
+  afterAll(async () => {
+    await controller?.stop("SIGKILL");
+    await redis?.dispose();
+  });
+
+  describe.each(ROLES)("as %s", (role) => {
+    it.each([
+      ["/snapshot", /"desiredReplicas"/],
+      ["/metrics", /^oah_controller_desired_replicas /m],
+    ])("%s: viewers and up, a submitter 403 forbidden", async (path, shows) => {
+      const response = await fetch(`${controller.url}${path}`, { headers: bearer(role) });
+      await expectViewersOnly(response, role, shows);
+    });
   });
 });
 

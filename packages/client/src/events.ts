@@ -130,8 +130,8 @@ function eventOf(message: EventSourceMessage, url: string): StreamedEvent {
  * The events of a run or a session as the API streams them, across reconnections: each stored
  * event once, in commit order, and the live deltas that came while connected (a delta missed
  * while disconnected is gone). A network failure, an answer of 5xx or an end the stream did not
- * mean is retried with backoff, from the last stored event yielded, until `signal` aborts; an
- * answer of 4xx is thrown.
+ * mean is retried with backoff, from the last stored event yielded, until `signal` aborts, and
+ * so is a 429; any other answer of 4xx is thrown.
  */
 export async function* streamEvents(
   ctx: StreamContext,
@@ -197,7 +197,8 @@ export async function* streamEvents(
           (!deliveredStored && (await ctx.runEnded(runId, connection.signal))));
     } catch (error) {
       if (signal?.aborted) return;
-      if (error instanceof OahApiError && error.status < 500) throw error;
+      // A 429 (too many streams held) refuses for now, not for good.
+      if (error instanceof OahApiError && error.status < 500 && error.status !== 429) throw error;
     } finally {
       clearTimeout(idle);
       signal?.removeEventListener("abort", onAbort);

@@ -128,6 +128,17 @@ describe("events", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("retries a stream refused for now (429 too_many_streams), as it does a 5xx", async () => {
+    const answers = [
+      () => json(429, { error: { code: "too_many_streams", message: "100 event streams are held" } }),
+      () => sse([message(stored(1, "run.started")), message(stored(2, "run.completed"))]),
+    ];
+    const { fetch, seen } = fakeFetch(() => answers[seen.length - 1]!());
+    const events = await collect(createClient({ baseUrl: BASE, fetch }).events({ runId: RUN_ID }, FAST));
+    expect(events).toEqual([stored(1, "run.started"), stored(2, "run.completed")]);
+    expect(seen).toHaveLength(2);
+  });
+
   it("takes an error the stream ends with as the answer it stands for: a 5xx is retried, a 4xx thrown", async () => {
     const error = (code: string) =>
       `event: error\ndata: ${JSON.stringify({ error: { code, message: code } })}\n\n`;

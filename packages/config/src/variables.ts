@@ -182,6 +182,23 @@ export const OAH_VARIABLES = {
     default: 15_000,
     description: "how often an idle HTTP event stream gets a `: keep-alive` comment",
   }),
+  streamCaps: {
+    total: api("OAH_MAX_STREAMS", int(1), {
+      default: 1_000,
+      description:
+        "the most event streams (SSE and tRPC subscriptions) held at once, a quarter of the 4,000 connections: the rest stays for requests and probes; the next gets 429 `too_many_streams`",
+    }),
+    perAddress: api("OAH_MAX_STREAMS_PER_ADDRESS", int(1), {
+      default: 250,
+      description:
+        "the most event streams from one client address, half of its 500 connections (every local client and the console share 127.0.0.1)",
+    }),
+    perCaller: api("OAH_MAX_STREAMS_PER_TOKEN", int(1), {
+      default: 100,
+      description:
+        "the most event streams of one token (by its name), so that one client cannot take its address's share; not counted without tokens",
+    }),
+  },
   sandboxPort: api("OAH_SANDBOX_PORT", int(0, 65_535), {
     default: 8788,
     description: "the probe port of `oah-sandbox` (`--port` overrides)",

@@ -18,6 +18,7 @@ describe("loadConfig", () => {
       workersMax: 16,
       claimAheadRunMs: 5,
       fairShare: { weights: {}, caps: {} },
+      streamCaps: { total: 1_000, perAddress: 250, perCaller: 100 },
       dataDir: "/srv/oah",
       shell: "on",
       sandbox: {
@@ -75,6 +76,11 @@ describe("loadConfig", () => {
         OAH_WORKSPACE_MAX_CONCURRENT: '{"team-a": 4}',
       },
       { fairShare: { weights: { "team-a": 3, "team.b": 0.5 }, caps: { "team-a": 4 } } },
+    ],
+    [
+      "other caps of event streams",
+      { OAH_MAX_STREAMS: "200", OAH_MAX_STREAMS_PER_ADDRESS: "50", OAH_MAX_STREAMS_PER_TOKEN: "5" },
+      { streamCaps: { total: 200, perAddress: 50, perCaller: 5 } },
     ],
     [
       "Redis makes recovery requeue running runs",
@@ -223,6 +229,7 @@ describe("loadConfig", () => {
       /OAH_WORKSPACE_MAX_CONCURRENT: "a": must be whole numbers of 1 or more/,
     ],
     ["a cap of 0", { OAH_WORKSPACE_MAX_CONCURRENT: '{"a": 0}' }, /OAH_WORKSPACE_MAX_CONCURRENT/],
+    ["no event stream at all", { OAH_MAX_STREAMS_PER_TOKEN: "0" }, /OAH_MAX_STREAMS_PER_TOKEN/],
   ])("refuses %s", (_name, env, message) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(message);

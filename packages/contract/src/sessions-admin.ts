@@ -49,7 +49,8 @@ export interface SessionLockHolder {
   ttlMs: number;
   /** Since it was taken or last renewed. */
   silentMs: number;
-  token: string;
+  /** The lock's fencing token: in the answers to operators and admins only. */
+  token?: string;
 }
 
 export interface SessionInspection {

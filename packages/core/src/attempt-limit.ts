@@ -9,8 +9,15 @@ export interface AttemptPolicy {
   refillEveryMs: number;
 }
 
-/** 10 wrong tokens at once, then one every 6 s (10 a minute). */
+/** 10 failures at once, then one every 6 s (10 a minute): of one wrong token, or one browser's sign-ins. */
 export const FAILED_AUTH_POLICY: AttemptPolicy = { burst: 10, refillEveryMs: 6_000 };
+
+/**
+ * Every wrong token together, whoever presents it: 100 at once, then one every 100 ms (10 a
+ * second). Past it wrong tokens are refused (429) until one has come back; a valid token is
+ * compared first and never refused by it, so that nobody's guessing can lock anyone out.
+ */
+export const GUESSING_POLICY: AttemptPolicy = { burst: 100, refillEveryMs: 100 };
 
 export interface AttemptBucket {
   /** Attempts left, as of `at`. */
@@ -47,7 +54,10 @@ export function afterFailure(
   return { left: Math.max(0, current.left - 1), at: current.at };
 }
 
-/** The attempt buckets of clients by address, bounded: the least recently failing are forgotten first. */
+/**
+ * The attempt buckets of clients by key (a browser's address, a wrong token's digest), bounded:
+ * the least recently failing are forgotten first.
+ */
 export class AttemptLimiter {
   private readonly buckets = new Map<string, AttemptBucket>();
 

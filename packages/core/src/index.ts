@@ -17,5 +17,6 @@ export * from "./roles";
 export * from "./run-status";
 export * from "./status-writes";
 export * from "./step-limits";
+export * from "./stream-caps";
 export * from "./wait-mode";
 export * from "./worker-id";

@@ -9,6 +9,7 @@ const RPC_CODES: Record<number, { code: number; name: string }> = {
   405: { code: -32005, name: "METHOD_NOT_SUPPORTED" },
   413: { code: -32013, name: "PAYLOAD_TOO_LARGE" },
   415: { code: -32015, name: "UNSUPPORTED_MEDIA_TYPE" },
+  429: { code: -32029, name: "TOO_MANY_REQUESTS" },
   502: { code: -32603, name: "BAD_GATEWAY" },
   504: { code: -32603, name: "GATEWAY_TIMEOUT" },
 };

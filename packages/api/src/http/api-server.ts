@@ -1,5 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type Actor, LOCAL_ACTOR, type NamedToken, OahError } from "@oah/core";
+import {
+  type Actor,
+  LOCAL_ACTOR,
+  type NamedToken,
+  OahError,
+  STREAM_RETRY_AFTER_SECONDS,
+  type StreamCap,
+  type StreamCaps,
+  StreamSlots,
+} from "@oah/core";
 import type { Logger, RunEngine } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter, createCaller } from "../root";
@@ -28,6 +37,8 @@ export interface ApiServerOptions {
   maxBodyBytes: number;
   /** How often an idle event stream gets a keep-alive comment; STREAM_KEEPALIVE_MS (15 s) by default. */
   streamKeepAliveMs?: number;
+  /** The most event streams held at once per token, per client address and in all (OAH_MAX_STREAMS*). */
+  streamCaps: StreamCaps;
   /** Started, not draining, and the store answers: /readyz answers 200. */
   isReady: () => Promise<boolean>;
 }
@@ -41,6 +52,19 @@ interface RouteOutcome {
 
 /** The most calls one tRPC batch may hold; more is a 400. */
 export const MAX_BATCH_SIZE = 10;
+
+/** The tRPC procedures answered as streams: tRPC serves a subscription as SSE whatever the request accepts. */
+const SUBSCRIPTIONS: ReadonlySet<string> = new Set(
+  Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+    .filter(([, procedure]) => procedure._def.type === "subscription")
+    .map(([path]) => path),
+);
+
+const STREAM_CAP_NAMES: Record<StreamCap, string> = {
+  perCaller: "for this token (OAH_MAX_STREAMS_PER_TOKEN)",
+  perAddress: "from this address (OAH_MAX_STREAMS_PER_ADDRESS)",
+  total: "in all (OAH_MAX_STREAMS)",
+};
 
 /**
  * One HTTP server for the whole API: the HTTP paths of SPEC §12 and tRPC at
@@ -62,6 +86,29 @@ export function createApiServer(options: ApiServerOptions): Server {
   });
 
   let openApi: ReturnType<typeof openApiDocument> | undefined;
+  const streams = new StreamSlots(options.streamCaps);
+
+  /**
+   * Takes an event stream's slot for this request until its answer ends; past a cap, answers
+   * 429 `too_many_streams` and says false. The caller counts by its token's name, where there
+   * are tokens (without, everyone is `local`: the address and the total still count).
+   */
+  function streamAdmitted(req: IncomingMessage, res: ServerResponse, actor: Actor): boolean {
+    const slot = streams.take({
+      ...(auth ? { caller: actor.name } : {}),
+      address: req.socket.remoteAddress ?? "unknown",
+    });
+    if (!slot.ok) {
+      const message = `${slot.limit} event streams are held ${STREAM_CAP_NAMES[slot.cap]}: close one, or retry in ${STREAM_RETRY_AFTER_SECONDS} s`;
+      sendError(res, new OahError("too_many_streams", message), {
+        "retry-after": String(STREAM_RETRY_AFTER_SECONDS),
+      });
+      return false;
+    }
+    res.once("close", slot.release);
+    connections.holdsStream(req);
+    return true;
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<RouteOutcome> {
     const path = url.pathname;
@@ -94,8 +141,12 @@ export function createApiServer(options: ApiServerOptions): Server {
         const error = new OahError("method_not_allowed", `${req.method} is not allowed on ${path}`);
         return { route: "/trpc", status: sendError(res, error, { allow: "GET, POST" }) };
       }
+      const subscription = SUBSCRIPTIONS.has(path.slice("/trpc/".length));
+      if (subscription && !streamAdmitted(req, res, outcome.actor)) {
+        return { route: "too_many_streams", status: 429 };
+      }
       await trpc(req, res);
-      return { route: "/trpc", status: res.statusCode, untimed: wantsEventStream(req.headers) };
+      return { route: "/trpc", status: res.statusCode, untimed: subscription };
     }
     if (req.method === "GET" && path === OPENAPI_PATH) {
       // Made once, from the route table: it never changes while the process lives.
@@ -120,6 +171,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     }
     const { route } = match;
     if (route.stream && req.method === "GET" && wantsEventStream(req.headers)) {
+      if (!streamAdmitted(req, res, outcome.actor)) return { route: "too_many_streams", status: 429 };
       // The stream's life is the request's: a client that goes away ends it.
       const closed = new AbortController();
       res.on("close", () => closed.abort());
@@ -165,6 +217,7 @@ export function createApiServer(options: ApiServerOptions): Server {
       });
   });
   server.on("clientError", answerClientError);
-  boundServer(server);
+  // Read by streamAdmitted, which runs only once the server serves.
+  const connections = boundServer(server);
   return server;
 }

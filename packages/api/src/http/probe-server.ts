@@ -3,7 +3,7 @@ import type { NamedToken } from "@oah/core";
 import type { Logger } from "@oah/engine";
 import { bearerAuthOf } from "./bearer-auth";
 import { answerClientError } from "./client-errors";
-import { authRefusal, type ProbeOptions, serveProbe } from "./probes";
+import { type ProbeOptions, serveProbe, viewerRefusal } from "./probes";
 import { sendJson } from "./respond";
 import { boundServer, discardUnreadBody } from "./server-bounds";
 
@@ -17,7 +17,7 @@ export interface ProbeServerOptions {
   logger: Logger;
   /** What the process is, in the 404 of other paths. */
   role?: string;
-  /** JSON documents served beside the probes (the controller's /snapshot), behind the token like /metrics. */
+  /** JSON documents served beside the probes (the controller's /snapshot), for viewers and up like /metrics. */
   documents?: Record<string, () => Promise<unknown>>;
 }
 
@@ -38,9 +38,8 @@ export function createProbeServer(options: ProbeServerOptions): Server {
           sendJson(res, 404, { error: { code: "not_found", message } });
           return;
         }
-        const outcome = auth?.check(req) ?? { ok: true };
-        if (!outcome.ok) {
-          const refusal = authRefusal(outcome);
+        const refusal = viewerRefusal(auth, req, path);
+        if (refusal) {
           sendJson(res, refusal.status, refusal.body, refusal.headers);
           return;
         }

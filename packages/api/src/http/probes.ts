@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { CommandsAvailability } from "@oah/core";
+import { type CommandsAvailability, LOCAL_ACTOR, may } from "@oah/core";
 import type { AuthOutcome, BearerAuth } from "./bearer-auth";
 import { sendJson } from "./respond";
 
@@ -19,22 +19,25 @@ export interface ProbeOptions {
   auth: BearerAuth | null;
 }
 
-/** The answer to a refused bearer check: 401 with the challenge, or 429 with when to come back. */
-export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): {
+/** A refusal in the API's envelope, with its headers. */
+export interface Refusal {
   status: number;
   body: { error: { code: string; message: string } };
   headers: Record<string, string>;
-} {
+}
+
+/** The answer to a refused bearer check: 401 with the challenge, or 429 with when to come back. */
+export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): Refusal {
   if (outcome.status === 429) {
+    const seconds = outcome.retryAfterSeconds;
+    const message =
+      outcome.budget === "token"
+        ? `this token was refused too often: try again in ${seconds} s`
+        : `too many wrong tokens are being tried: a wrong one is refused for ${seconds} s (a valid token is not)`;
     return {
       status: 429,
-      body: {
-        error: {
-          code: "too_many_attempts",
-          message: `too many failed attempts from this address: try again in ${outcome.retryAfterSeconds} s`,
-        },
-      },
-      headers: { "retry-after": String(outcome.retryAfterSeconds) },
+      body: { error: { code: "too_many_attempts", message } },
+      headers: { "retry-after": String(seconds) },
     };
   }
   return {
@@ -45,8 +48,30 @@ export function authRefusal(outcome: Exclude<AuthOutcome, { ok: true }>): {
 }
 
 /**
- * Answers /healthz, /readyz (never behind the token) and /metrics (behind it when
- * one is set); resolves to the status sent, or null for any other path.
+ * The check of what only viewers and up may read (/metrics, the controller's /snapshot): the
+ * token's, then its role's (docs/spec.md §13); null when the caller is let in. Without tokens
+ * everyone is the local admin.
+ */
+export function viewerRefusal(auth: BearerAuth | null, req: IncomingMessage, path: string): Refusal | null {
+  const outcome = auth?.check(req) ?? { ok: true, actor: LOCAL_ACTOR };
+  if (!outcome.ok) return authRefusal(outcome);
+  if (may(outcome.actor.role, "view")) return null;
+  const { name, role } = outcome.actor;
+  return {
+    status: 403,
+    body: {
+      error: {
+        code: "forbidden",
+        message: `${name} (${role}) may not read ${path}: it needs the ability to view`,
+      },
+    },
+    headers: {},
+  };
+}
+
+/**
+ * Answers /healthz, /readyz (never behind the token) and /metrics (behind it when one is set,
+ * for viewers and up); resolves to the status sent, or null for any other path.
  */
 export async function serveProbe(
   req: IncomingMessage,
@@ -66,9 +91,8 @@ export async function serveProbe(
     return ready ? 200 : 503;
   }
   if (path !== "/metrics") return null;
-  const outcome = options.auth?.check(req) ?? { ok: true };
-  if (!outcome.ok) {
-    const refusal = authRefusal(outcome);
+  const refusal = viewerRefusal(options.auth, req, path);
+  if (refusal) {
     sendJson(res, refusal.status, refusal.body, refusal.headers);
     return refusal.status;
   }

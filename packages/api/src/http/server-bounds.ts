@@ -27,14 +27,22 @@ export const SERVER_BOUNDS: ServerBounds = {
   maxDiscardBytes: 64 * 1024 * 1024,
 };
 
+/** What a bounded server lets its handlers say of a connection. */
+export interface ConnectionBounds {
+  /** The request's connection holds an event stream: at a cap it gives way after idle ones. */
+  holdsStream(req: IncomingMessage): void;
+}
+
 /**
  * Applies the bounds to a server. At a connection cap the newcomer is not refused: the
- * oldest connection with no request being answered (one that never finished its
- * headers, or an idle keep-alive) makes room, so that a flood of half-open sockets
- * cannot keep a real client (a health probe) out; only when every connection at the cap
- * is busy is the newcomer closed.
+ * oldest connection with no request being answered (one that never finished its headers,
+ * or an idle keep-alive) makes room, so that a flood of half-open sockets cannot keep a
+ * real client (a health probe) out; failing that, the oldest event stream is closed (its
+ * client resumes it where it was), so that streams never keep a probe or an ordinary
+ * request out either; only when every connection at the cap is answering a request is
+ * the newcomer closed.
  */
-export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS): void {
+export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS): ConnectionBounds {
   // Read when the server starts listening: how often the timeouts below are enforced (Node: 30 s).
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1_000;
   server.headersTimeout = bounds.headersTimeoutMs;
@@ -43,15 +51,20 @@ export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS
   const all = new Set<Socket>();
   const byAddress = new Map<string, Set<Socket>>();
   const busy = new WeakSet<Socket>();
-  const makeRoom = (sockets: Set<Socket>, newcomer: Socket): boolean => {
+  const streaming = new WeakSet<Socket>();
+  /** The first of `sockets` (the oldest) that `gives` says may go, closed; whether there was one. */
+  const closeFirst = (sockets: Set<Socket>, newcomer: Socket, gives: (s: Socket) => boolean): boolean => {
     for (const socket of sockets) {
-      if (socket !== newcomer && !busy.has(socket)) {
+      if (socket !== newcomer && gives(socket)) {
         socket.destroy();
         return true;
       }
     }
     return false;
   };
+  const makeRoom = (sockets: Set<Socket>, newcomer: Socket): boolean =>
+    closeFirst(sockets, newcomer, (s) => !busy.has(s)) ||
+    closeFirst(sockets, newcomer, (s) => streaming.has(s));
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
     const mine = byAddress.get(address) ?? new Set<Socket>();
@@ -73,8 +86,12 @@ export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS
   });
   server.on("request", (req: IncomingMessage, res) => {
     busy.add(req.socket);
-    res.once("close", () => busy.delete(req.socket));
+    res.once("close", () => {
+      busy.delete(req.socket);
+      streaming.delete(req.socket);
+    });
   });
+  return { holdsStream: (req) => streaming.add(req.socket) };
 }
 
 /**

@@ -11,8 +11,6 @@ const MESSAGES: Record<string, (api: string) => string> = {
   unreachable: (api) =>
     `The console cannot reach oah-api at ${api}. Start it, or point OAH_API_URL at it, then try again.`,
   expired: () => "oah-api no longer accepts your session's token. Sign in again.",
-  slow: () =>
-    "Too many refused sign-ins from this address: wait a few seconds before the next try (one try comes back every 6 s).",
   role: () =>
     "That token is a client's (submitter): it submits and follows runs, and sees nothing of the console. Sign in with a viewer's, an operator's or an admin's token.",
   mismatch: () =>

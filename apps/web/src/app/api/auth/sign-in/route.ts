@@ -13,8 +13,37 @@ import { crossSite, fetchUpstream, isFailure, readBodyWithin } from "@/lib/upstr
 
 export const dynamic = "force-dynamic";
 
-/** Refused sign-ins of this console process, by client address (FAILED_AUTH_POLICY). */
+/**
+ * Refused sign-ins of this console process, by the browser's address (FAILED_AUTH_POLICY): the
+ * console's server gives the connection's own address, never one a client or proxy claims.
+ */
 const attempts = new AttemptLimiter();
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+/**
+ * A sign-in refused for now (429, `Retry-After`): a page of its own that says why and when to come
+ * back, and leads back to the form. The form posts without scripts, so the answer is the page.
+ */
+function tooManyAttempts(why: string, seconds: number, next: string): Response {
+  const back = escapeHtml(`/sign-in?${new URLSearchParams({ next })}`);
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Too many attempts</title>
+<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}</style>
+</head><body><main><h1>Too many attempts</h1>
+<p role="alert">${escapeHtml(why)}: retry in ${seconds} s.</p>
+<p><a href="${back}">Back to sign-in</a></p></main></body></html>
+`;
+  return new Response(html, {
+    status: 429,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "retry-after": String(seconds),
+    },
+  });
+}
 
 /**
  * A redirect by path alone: the browser stays on the host it used (Next.js may see itself as
@@ -41,10 +70,13 @@ export async function POST(request: NextRequest): Promise<Response> {
   const next = safeNextPath(String(form.get("next") ?? ""));
   if (!tokenRequired()) return seeOther(next);
 
-  // Guessing is slowed per client address (the console's server tells it): past the burst, a try
-  // is refused before its token is even compared.
+  // Guessing is slowed per browser address (the console's server tells it): past the burst, a try
+  // is refused before its token is even compared, and that refusal is no failure of its own.
   const client = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
-  if (attempts.retryAfterMs(client) > 0) return back({ error: "slow", next });
+  const wait = attempts.retryAfterMs(client);
+  if (wait > 0) {
+    return tooManyAttempts("Too many refused sign-ins from this address", Math.ceil(wait / 1000), next);
+  }
   const token = String(form.get("token") ?? "").trim();
   const known = knowsTheToken();
   if (
@@ -69,6 +101,17 @@ export async function POST(request: NextRequest): Promise<Response> {
     timeoutMs: 10_000,
   });
   if (isFailure(answer)) return back({ error: "unreachable", next });
+  if (answer.status === 429) {
+    // oah-api refuses wrong tokens for now, whoever tries them (it never refuses a valid one): a
+    // refusal, counted as no failure of this browser's.
+    await answer.body?.cancel();
+    const seconds = Math.max(1, Number(answer.headers.get("retry-after")) || 1);
+    return tooManyAttempts(
+      "That token was refused, and too many wrong tokens are being tried",
+      seconds,
+      next,
+    );
+  }
   if (answer.status === 401) {
     await answer.body?.cancel();
     // The console's own token refused by the API: the two are configured with different tokens.

@@ -1,6 +1,16 @@
+import { STREAM_RETRY_AFTER_SECONDS, type StreamSlot } from "@oah/core";
 import type { NextRequest } from "next/server";
-import { TOKEN_COOKIE, tokenRequired } from "@/lib/server-config";
-import { crossSite, fetchUpstream, isFailure, readBodyWithin, trpcError, upstreamAuth } from "@/lib/upstream";
+import { consoleStreamRefusal, takeConsoleStream } from "@/lib/console-streams";
+import { CLIENT_ADDRESS_HEADER, TOKEN_COOKIE, tokenRequired } from "@/lib/server-config";
+import {
+  crossSite,
+  fetchUpstream,
+  isFailure,
+  readBodyWithin,
+  sessionToken,
+  trpcError,
+  upstreamAuth,
+} from "@/lib/upstream";
 
 export const dynamic = "force-dynamic";
 
@@ -10,6 +20,41 @@ const MAX_BODY_BYTES = 1_048_576;
 /** Procedure paths as tRPC writes them (`admin.runs`, or several joined by commas when batched). */
 const PROCEDURE_PATH =
   /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*(,[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*)*$/;
+
+/** The stream slot of this browser: counted by its session (when it signs in) and its address. */
+function streamSlotOf(request: NextRequest): StreamSlot {
+  const address = request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+  return takeConsoleStream(tokenRequired() ? sessionToken(request) : undefined, address);
+}
+
+function tooManyStreams(slot: Extract<StreamSlot, { ok: false }>): Response {
+  const message = consoleStreamRefusal(slot.cap, slot.limit, STREAM_RETRY_AFTER_SECONDS);
+  const refused = trpcError(429, "too_many_streams", message);
+  refused.headers.set("retry-after", String(STREAM_RETRY_AFTER_SECONDS));
+  return refused;
+}
+
+/** A stream's body as it comes, with `release` called once it ends, fails or the browser leaves. */
+function releasedAtEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        release();
+        controller.close();
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+}
 
 /**
  * The browser's only way to oah-api: `/api/trpc/<procedure>` → `${OAH_API_URL}/trpc/<procedure>`,
@@ -34,6 +79,11 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
   };
   const lastEventId = request.headers.get("last-event-id");
   if (streaming && lastEventId) headers["last-event-id"] = lastEventId;
+  // A stream holds a connection to oah-api for as long as the browser keeps it: each browser
+  // gets its share (console-streams.ts), so that none can starve the others. Asked for as a
+  // stream, it is counted before oah-api is called.
+  let slot = streaming ? streamSlotOf(request) : null;
+  if (slot && !slot.ok) return tooManyStreams(slot);
   let body: string | undefined;
   if (request.method === "POST") {
     const type = request.headers.get("content-type") ?? "";
@@ -58,6 +108,20 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
     // The browser gone, the stream to oah-api is closed too.
     signal: request.signal,
   });
+  const answersStream =
+    !isFailure(upstream) &&
+    upstream.ok &&
+    upstream.body !== null &&
+    /^text\/event-stream\b/i.test(upstream.headers.get("content-type") ?? "");
+  if (!answersStream && slot?.ok) slot.release();
+  // tRPC streams a subscription whatever the request accepts: one not asked for as a stream counts now.
+  if (answersStream && !slot) {
+    slot = streamSlotOf(request);
+    if (!slot.ok) {
+      await upstream.body?.cancel();
+      return tooManyStreams(slot);
+    }
+  }
   if (isFailure(upstream)) return trpcError(upstream.httpStatus, upstream.errorCode, upstream.message);
 
   if (upstream.status === 401) {
@@ -75,9 +139,10 @@ async function forward(request: NextRequest, params: Promise<{ path: string[] }>
   }
 
   const type = upstream.headers.get("content-type") ?? "application/json";
-  return new Response(upstream.body, {
+  const passed = answersStream && slot?.ok ? releasedAtEnd(upstream.body!, slot.release) : upstream.body;
+  return new Response(passed, {
     status: upstream.status,
-    headers: /^text\/event-stream\b/i.test(type)
+    headers: answersStream
       ? // no-transform: Next.js does not compress it (which would hold events back in the compressor).
         { "content-type": type, "cache-control": "no-store, no-transform", "x-accel-buffering": "no" }
       : { "content-type": type, "cache-control": "no-store" },
