@@ -1,6 +1,13 @@
 import { chmodSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { createStoreEnv, createTempDir, createTestRedis, pathWithout, runToExit } from "@oah/testing";
+import {
+  createStoreEnv,
+  createTempDir,
+  createTestRedis,
+  mountsUnder,
+  pathWithout,
+  runToExit,
+} from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 
 /** `oah-api doctor` with this environment: its exit code and its lines. */
@@ -25,7 +32,12 @@ describe("oah-api doctor", () => {
 
   it("passes on this machine, a private data directory included, and says what it found", async () => {
     const { code, lines } = await doctor({ OAH_DATA_DIR: dataDir(0o700), OAH_PORT: "0", OAH_WEB_PORT: "0" });
+    // Without OAH_WORKSPACE_MAX_BYTES: a warning, with its fix, that does not fail the verdict.
     expect(lines.filter((l) => !l.startsWith("✔") && l !== "")).toEqual([
+      expect.stringMatching(
+        /^⚠ workspace quota \(OAH_WORKSPACE_MAX_BYTES\): none: a step may fill the disk of /,
+      ),
+      "    fix: set OAH_WORKSPACE_MAX_BYTES (oah as root), or give OAH_WORKSPACE_ROOT a file system of its own",
       "Everything this configuration needs works.",
     ]);
     expect(code).toBe(0);
@@ -34,6 +46,25 @@ describe("oah-api doctor", () => {
     expect(line(lines, "a trial command")).toMatch(
       /^✔ a trial command in the sandbox: ran as nobody in \/workspace, saw nothing of .*; network: egress only, not this host's loopback$/,
     );
+    // This machine mounts cgroup v1's memory controller, and oah-api runs as root.
+    expect(line(lines, "a cgroup per sandbox")).toBe(
+      "✔ a cgroup per sandbox: cgroup v1 (memory, pids): memory ≤ 2147483648 bytes in all (OAH_STEP_MEMORY_BYTES), ≤ 258 processes",
+    );
+  });
+
+  it("makes and mounts a trial workspace file system for OAH_WORKSPACE_MAX_BYTES, and leaves nothing mounted", async () => {
+    const dir = dataDir();
+    const { code, lines } = await doctor({
+      OAH_DATA_DIR: dir,
+      OAH_PORT: "0",
+      OAH_WEB_PORT: "0",
+      OAH_WORKSPACE_MAX_BYTES: "33554432",
+    });
+    expect(code).toBe(0);
+    expect(line(lines, "workspace quota")).toBe(
+      "✔ workspace quota (OAH_WORKSPACE_MAX_BYTES): each workspace a file system of its own of 33554432 bytes (ext4, loop-mounted at its directory): a trial one made and mounted",
+    );
+    expect(mountsUnder(dir)).toEqual([]);
   });
 
   it("fails without bubblewrap, naming the fix; passes when the configuration runs no commands", async () => {

@@ -1,11 +1,25 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
-import type { Run } from "@oah/contract";
+import type { Run, SubmitRunRequest } from "@oah/contract";
 import {
   createStoreEnv,
   createTempDir,
   createTestRedis,
   forkLoop,
+  mountsUnder,
   OUTSIDE_TMP,
   pathWithout,
   runToExit,
@@ -23,7 +37,10 @@ const MODEL_KEY = "sk-isolation-model-key-should-never-leak";
 
 async function stepOutput(t: ApiUnderTest, run: Run): Promise<{ stdout: string; stderr: string }> {
   const steps = await t.oah.steps(run.id);
-  return steps.find((s) => s.kind === "tool")!.output as { stdout: string; stderr: string };
+  return steps.find((s) => s.kind === "tool" && s.name === "shell")!.output as {
+    stdout: string;
+    stderr: string;
+  };
 }
 
 /** A run of each kind that executes a command: a shell step, a hook step, the agent with its shell tool. */
@@ -249,6 +266,147 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
     expect(ended).toMatchObject({ status: "completed", output: "done", attempt: 2 });
     expect(Date.parse(ended.startedAt!)).toBeGreaterThan(goneAt);
     expect(readFileSync(join(workspace("default"), "marks"), "utf8")).toBe("start A\nstart B\nend B\n");
+  });
+});
+
+describe("what a step cannot reach or exhaust (oah-api, SQLite)", () => {
+  let t: ApiUnderTest | undefined;
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  const shell = (command: string): SubmitRunRequest => ({
+    input: { steps: [{ type: "shell", command, allowFailure: true }] },
+  });
+
+  it("a step sees an empty /run and /var/run, whatever the network: the host's PostgreSQL socket is out of its reach", async () => {
+    // This machine's PostgreSQL listens on /run/postgresql; the host's own network is the widest setting.
+    expect(readdirSync("/run/postgresql")).toContain(".s.PGSQL.5432");
+    t = await startApi("sqlite", { OAH_STEP_NETWORK: "host" });
+    const run = (
+      await t.oah.submit(
+        "run-dir",
+        shell(
+          "ls -A /run /var/run/ | grep -c -v -e '^$' -e ':$'; psql -h /run/postgresql -U postgres -d postgres -Atc 'select 42'",
+        ),
+      )
+    ).run;
+    expect((await t.oah.wait(run.id)).status).toBe("completed");
+    const { stdout, stderr } = await stepOutput(t, run);
+    expect(stdout).toBe("0\n");
+    expect(stderr).toMatch(/\/run\/postgresql\/\.s\.PGSQL\.5432.*No such file or directory/);
+  });
+
+  it("a descriptor oah-api inherited open on a root-only file (fd 200) does not reach a step", async () => {
+    const dir = createTempDir("oah-secret-", OUTSIDE_TMP);
+    cleanups.push(dir.remove);
+    const secret = join(dir.path, "secret");
+    writeFileSync(secret, "root-only-secret\n", { mode: 0o600 });
+    const fd = openSync(secret, "r");
+    cleanups.push(() => closeSync(fd));
+    t = await startApi("sqlite", {}, { fds: { 200: fd } });
+    // oah-api holds it, as `oah-api 200</root/secret` would.
+    expect(readlinkSync(`/proc/${t.api.child.pid}/fd/200`)).toBe(secret);
+    const run = (
+      await t.oah.submit(
+        "fd",
+        shell("bash -c 'cat <&200'; cat /proc/self/fd/200; ls /proc/self/fd | grep -c -x 200"),
+      )
+    ).run;
+    expect((await t.oah.wait(run.id)).status).toBe("completed");
+    const { stdout, stderr } = await stepOutput(t, run);
+    expect(`${stdout}${stderr}`).not.toContain("root-only-secret");
+    expect(stdout).toBe("0\n");
+    expect(stderr).toMatch(/200: Bad file descriptor/);
+  });
+
+  it("a 900 kB tool result reaches the next shell step by file; a step whose command cannot start ends, failing its run", async () => {
+    t = await startApi("sqlite");
+    const run = (
+      await t.oah.submit("big-result", {
+        input: {
+          steps: [
+            { type: "wait_tool", name: "big" },
+            {
+              type: "shell",
+              command:
+                'wc -c < "$OAH_TOOL_RESULTS_FILE"; tail -c 5 "$OAH_TOOL_RESULTS_FILE"; echo; [ -n "$OAH_TOOL_RESULTS" ] || echo "not inline"',
+            },
+          ],
+        },
+      })
+    ).run;
+    await t.oah.wait(run.id, { until: ["waiting_tool"] });
+    const output = "x".repeat(900_000);
+    await t.oah.submitToolResult(run.id, "big", output);
+    expect(await t.oah.wait(run.id)).toMatchObject({ status: "completed" });
+    const { stdout } = await stepOutput(t, run);
+    expect(stdout).toBe(`${JSON.stringify({ big: output }).length}\nxxx"}\nnot inline\n`);
+
+    // 65,536 characters, 196,608 bytes in UTF-8: more than one argument of a program may hold.
+    const unstartable = (await t.oah.submit("too-long", shell("€".repeat(65_536)))).run;
+    const ended = await t.oah.wait(unstartable.id);
+    expect(ended).toMatchObject({ status: "failed", errorCode: "tool_failed" });
+    expect(ended.errorMessage).toMatch(/could not start: spawn E2BIG/);
+    const steps = await t.oah.steps(unstartable.id);
+    expect(steps.map((s) => [s.kind, s.status])).toEqual([["tool", "failed"]]);
+    expect(steps[0]).toMatchObject({ errorCode: "tool_failed" });
+  });
+
+  it("on a full disk a submission answers 503 disk_full and writes nothing; the workspace quota stops a step at its bound", async () => {
+    const place = await createStoreEnv("sqlite");
+    cleanups.push(() => place.dispose());
+    // A small disk of the test's own as the data directory: the store and the workspaces on it.
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=48m,mode=0711", "oah-test-disk", place.dataDir]);
+    expect(mountsUnder(place.dataDir)).toEqual([place.dataDir]);
+    t = await startApi("sqlite", { ...place.env, OAH_WORKSPACE_MAX_BYTES: String(24 * 1_048_576) });
+
+    // The quota: a step that writes 40 MB into its 24 MiB workspace is stopped at the bound.
+    const writer = (
+      await t.oah.submit(
+        "writer",
+        shell("head -c 40000000 /dev/zero > big; echo $?; df -k --output=size . | tail -1"),
+      )
+    ).run;
+    expect((await t.oah.wait(writer.id)).status).toBe("completed");
+    const written = await stepOutput(t, writer);
+    expect(written.stderr).toMatch(/No space left on device/);
+    const [exit, sizeKb] = written.stdout.trim().split("\n").map(Number);
+    expect(exit).toBe(1);
+    expect(sizeKb).toBeLessThanOrEqual(24 * 1024);
+    const workspace = join(place.dataDir, ".openharness", "workspaces", "default");
+    expect(mountsUnder(workspace)).toEqual([workspace]);
+    expect(statfsSync(place.dataDir).bfree).toBeGreaterThan(0);
+
+    // Then the disk fills (here, the test fills it): submissions answer 503 disk_full.
+    const filler = join(place.dataDir, "filler");
+    const out = openSync(filler, "w");
+    const chunk = Buffer.alloc(1_048_576, 1);
+    try {
+      for (;;) writeSync(out, chunk);
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC");
+    } finally {
+      closeSync(out);
+    }
+    const body: SubmitRunRequest = { input: { steps: [{ type: "output", value: "y".repeat(200_000) }] } };
+    let accepted = 0;
+    let refused: { status: number; body: { error?: { code: string } } } | undefined;
+    while (!refused && accepted < 100) {
+      const res = await t.client.post<{ error?: { code: string } }>("/api/v1/sessions/full/runs", body);
+      if (res.status === 202) accepted++;
+      else refused = res;
+    }
+    expect(refused).toMatchObject({ status: 503, body: { error: { code: "disk_full" } } });
+    // Room again: the next submission is accepted, numbered right after the last accepted one.
+    rmSync(filler);
+    const after = (await t.oah.submit("full", body)).run;
+    expect(after.seq).toBe(accepted + 1);
+    const runs = (await t.oah.listRuns("full")).items;
+    expect(runs.map((r) => r.seq)).toEqual(Array.from({ length: accepted + 1 }, (_, i) => i + 1));
   });
 });
 

@@ -4,6 +4,7 @@ import {
   createStoreEnv,
   createTestRedis,
   type OahProcess,
+  type StartOptions,
   type StoreEnv,
   type StoreKind,
   startOah,
@@ -25,8 +26,15 @@ export interface ApiUnderTest {
   dispose(): Promise<void>;
 }
 
-/** A real oah-api process (API and workers) on a fresh store and, for "redis", a Redis prefix of its own. */
-export async function startApi(backend: Backend, env: Record<string, string> = {}): Promise<ApiUnderTest> {
+/**
+ * A real oah-api process (API and workers) on a fresh store and, for "redis", a Redis prefix of
+ * its own; `start` adds what the process is started with (descriptors it inherits).
+ */
+export async function startApi(
+  backend: Backend,
+  env: Record<string, string> = {},
+  start: Pick<StartOptions, "fds"> = {},
+): Promise<ApiUnderTest> {
   const place = await createStoreEnv(backend === "redis" ? "postgres" : backend);
   const redis = backend === "redis" ? await createTestRedis() : undefined;
   const fullEnv = {
@@ -39,13 +47,13 @@ export async function startApi(backend: Backend, env: Record<string, string> = {
     self.oah = createClient({ baseUrl: self.api.url, token: env.OAH_API_TOKEN });
   };
   const self: ApiUnderTest = {
-    api: await startOah("oah-api", { env: fullEnv }),
+    api: await startOah("oah-api", { env: fullEnv, ...start }),
     client: undefined as unknown as ApiClient,
     oah: undefined as unknown as OahClient,
     place,
     env: fullEnv,
     async restart() {
-      self.api = await startOah("oah-api", { env: fullEnv });
+      self.api = await startOah("oah-api", { env: fullEnv, ...start });
       connect();
     },
     async dispose() {

@@ -427,6 +427,11 @@ export const OAH_VARIABLES = {
           "the unprivileged user commands run as, a name or a uid (not root); a host that is not root runs them as its own user",
       },
     ),
+    workspaceMaxBytes: commands("OAH_WORKSPACE_MAX_BYTES", int(16_777_216), {
+      shownDefault: "— (unbounded)",
+      description:
+        "the size of each workspace: a file system of its own, loop-mounted at its directory, so that a step cannot write more there (needs root; [security.md](security.md#what-the-sandbox-confines)); unset, a workspace may fill the disk",
+    }),
     network: commands("OAH_STEP_NETWORK", z.enum(STEP_NETWORK_MODES), {
       default: "on",
       description:
@@ -439,7 +444,8 @@ export const OAH_VARIABLES = {
       }),
       maxFileBytes: commands("OAH_STEP_MAX_FILE_BYTES", int(65_536), {
         default: 1_073_741_824,
-        description: "the largest file a command's process may write, and the size of its private `/tmp`",
+        description:
+          "the largest file a command's process may write, and the size of each of its private `/tmp` and `/dev/shm` (RAM)",
       }),
       cpuSeconds: commands("OAH_STEP_CPU_SECONDS", int(1), {
         default: 600,
@@ -447,7 +453,8 @@ export const OAH_VARIABLES = {
       }),
       memoryBytes: commands("OAH_STEP_MEMORY_BYTES", int(16_777_216), {
         default: 2_147_483_648,
-        description: "data (heap, private writable memory) of each process of a command",
+        description:
+          "data (heap, private writable memory) of each process of a command; and, where the host can make a cgroup per sandbox (root, a memory controller), the memory of the whole sandbox, its `/tmp` and `/dev/shm` included ([security.md](security.md#what-the-sandbox-confines))",
       }),
       maxOutputBytes: commands("OAH_STEP_MAX_OUTPUT_BYTES", int(1_048_576), {
         default: 104_857_600,

@@ -70,6 +70,11 @@ describe("loadConfig", () => {
       { sandbox: { user: "oah-steps", network: "off", limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
     ],
     [
+      "a workspace quota",
+      { OAH_WORKSPACE_MAX_BYTES: "10737418240" },
+      { sandbox: { workspaceMaxBytes: 10_737_418_240 } },
+    ],
+    [
       "workspace weights and caps",
       {
         OAH_WORKSPACE_WEIGHTS: '{"team-a": 3, "team.b": 0.5}',
@@ -179,6 +184,11 @@ describe("loadConfig", () => {
     ],
     ["a sandbox user with a slash", { OAH_SANDBOX_USER: "../root" }, /OAH_SANDBOX_USER/],
     ["a process limit too small to start a shell", { OAH_STEP_MAX_PROCS: "2" }, /OAH_STEP_MAX_PROCS/],
+    [
+      "a workspace quota too small for a file system",
+      { OAH_WORKSPACE_MAX_BYTES: "1048576" },
+      /OAH_WORKSPACE_MAX_BYTES/,
+    ],
     [
       "a claim held as long as the lock lives",
       {

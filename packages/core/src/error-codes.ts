@@ -64,6 +64,7 @@ export const API_ERROR_STATUS = {
   too_many_attempts: 429,
   too_many_streams: 429,
   store_unavailable: 503,
+  disk_full: 503,
   internal_error: 500,
 } as const;
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

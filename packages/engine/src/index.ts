@@ -2,6 +2,7 @@ export type { AbortReason } from "./abort";
 export type { BulkService } from "./bulk/bulk-service";
 export type {
   CommandBounds,
+  CommandFile,
   CommandOutput,
   CommandRequest,
   CommandResult,
@@ -9,7 +10,14 @@ export type {
 } from "./commands/command-runner";
 export { NoCommands, refusalOf } from "./commands/command-runner";
 export { HostCommands } from "./commands/host-commands";
-export { outermost, SANDBOX_WORKSPACE, type SandboxPlan, sandboxArgv } from "./commands/sandbox-argv";
+export { boundSocketPaths } from "./commands/host-sockets";
+export {
+  outermost,
+  SANDBOX_FILES,
+  SANDBOX_WORKSPACE,
+  type SandboxPlan,
+  sandboxArgv,
+} from "./commands/sandbox-argv";
 export { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./commands/sandbox-diagnosis";
 export {
   findExecutable,
@@ -18,7 +26,17 @@ export {
   SandboxUnavailable,
   sandboxFacts,
 } from "./commands/sandboxed-commands";
+export {
+  type CgroupHome,
+  type CgroupMounts,
+  type CgroupUnavailable,
+  cgroupMounts,
+  chooseCgroupHome,
+  findCgroupHome,
+  StepCgroups,
+} from "./commands/step-cgroup";
 export { prepareWorkspaceRoot } from "./commands/workspace";
+export { QUOTA_IMAGES, QuotaUnavailable, WorkspaceQuota } from "./commands/workspace-quota";
 export type { ControllerChannel } from "./coordination/controller-channel";
 export { type HostLeases, LocalHostLeases } from "./coordination/host-leases";
 export { type HostOrders, LocalHostOrders } from "./coordination/host-orders";

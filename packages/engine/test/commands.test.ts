@@ -1,8 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { forkLoop, OUTSIDE_TMP, sleepers, sleepersGone, uniqueSleep } from "@oah/testing";
+import { createTempDir, forkLoop, OUTSIDE_TMP, sleepers, sleepersGone, uniqueSleep } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandRunner,
@@ -12,7 +22,7 @@ import {
   type SandboxedCommands,
   SandboxUnavailable,
 } from "../src";
-import { BOUNDS, createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
+import { BOUNDS, cgroupsLeft, createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
 
 let t: TestRoot;
 let sandbox: SandboxedCommands;
@@ -90,6 +100,21 @@ describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (whi
     const r = await run(runner(), t, `sleep ${marker} & echo started`);
     expect(r).toMatchObject({ exitCode: 0, stdout: "started\n" });
     expect(await sleepersGone(marker, 3_000)).toBe(true);
+  });
+
+  it("gives the command its files read-only, named by its environment, whatever their size", async () => {
+    const content = `${"r".repeat(900_000)}\n`;
+    const r = await run(
+      runner(),
+      t,
+      'wc -c < "$BIG_FILE"; tail -c 4 "$BIG_FILE"; (echo x > "$BIG_FILE") 2>/dev/null || echo read-only',
+      { files: [{ name: "big.json", env: "BIG_FILE", content }] },
+    );
+    // In the sandbox it is read-only whoever the user; on the host only by its mode, which root ignores.
+    const readOnly = which === 0 || process.getuid?.() !== 0 ? "read-only\n" : "";
+    expect(r).toMatchObject({ exitCode: 0, stdout: `900001\nrrr\n${readOnly}` });
+    // The environment could not carry it: a command whose environment is too large does not start.
+    await expect(run(runner(), t, "true", { env: { BIG: content } })).rejects.toThrow(/E2BIG/);
   });
 
   it("refuses a workspace whose symlink leads out of the root, and runs nothing", async () => {
@@ -210,6 +235,80 @@ describe("the sandbox", () => {
     expect(made).toBeLessThan(LIMITS.maxProcs);
     expect(made).toBeGreaterThan(LIMITS.maxProcs - 8);
     expect(sleepers(marker)).toEqual([]);
+  });
+
+  it.each(["on", "off", "host"] as const)(
+    "network %s: shows /run and /var/run empty, so that the host's PostgreSQL socket is out of reach",
+    async (network) => {
+      // The machine's own PostgreSQL, whose socket is in /run/postgresql.
+      expect(readdirSync("/run/postgresql")).toContain(".s.PGSQL.5432");
+      const confined = await openSandbox(t, { network });
+      const r = await run(
+        confined,
+        t,
+        [
+          "ls -A /run | wc -l",
+          "ls -A /var/run/ | wc -l",
+          "psql -h /run/postgresql -U postgres -d postgres -Atc 'select 42' 2>&1 | grep -c -x 42",
+          "(echo x > /run/planted) 2>/dev/null || echo read-only",
+        ].join("; "),
+      );
+      expect(r.stdout).toBe("0\n0\n0\nread-only\n");
+    },
+  );
+
+  it("covers every Unix socket the host has bound where the sandbox would show it", async () => {
+    const dir = createTempDir("oah-socket-", OUTSIDE_TMP);
+    const path = join(dir.path, "service.sock");
+    const server = createServer((socket) => socket.end("reached\n"));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      chmodSync(path, 0o777);
+      // The host's own user (the sandbox user too, outside a sandbox) reaches it.
+      const reached = await new Promise<string>((resolve, reject) => {
+        const client = createConnection(path);
+        client.on("data", (data) => resolve(data.toString()));
+        client.on("error", reject);
+      });
+      expect(reached).toBe("reached\n");
+      const connect = `/usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print(s.recv(64).decode(), end='')"`;
+      const r = await run(sandbox, t, `${connect} 2>&1 | tail -1`);
+      expect(r.stdout).toMatch(/ConnectionRefusedError|Connection refused/);
+      expect(r.stdout).not.toContain("reached");
+    } finally {
+      server.close();
+      dir.remove();
+    }
+  });
+
+  it("bounds /dev/shm and lets nothing be written in /dev: the host's shared memory grows by the bound at most", async () => {
+    const fill = [
+      "before=$(grep Shmem: /proc/meminfo | tr -dc 0-9)",
+      // Files under the size a process may write, 64 MiB in all: only the tmpfs's size stops them.
+      "n=0; for i in $(seq 64); do head -c 1000000 /dev/zero > /dev/shm/f$i 2>/dev/null || break; n=$i; done",
+      "after=$(grep Shmem: /proc/meminfo | tr -dc 0-9)",
+      'echo "$n $(( (after - before) * 1024 ))"',
+      "(echo x > /dev/planted) 2>/dev/null || echo read-only",
+      "echo ok > /dev/null && echo devices-work",
+    ].join("; ");
+    const r = await run(sandbox, t, fill);
+    const [written, grew] = r.stdout.split("\n")[0]!.split(" ").map(Number);
+    expect(written).toBe(1);
+    // Other tests' sandboxes share this host's memory: half of what was tried is far above the bound.
+    expect(grew).toBeLessThan(32 * 1_048_576);
+    expect(r.stdout.split("\n").slice(1)).toEqual(["read-only", "devices-work", ""]);
+  });
+
+  it("caps the memory of the sandbox as a whole: four processes of 400 MiB, each within its own limit, do not fit in 1 GiB", async () => {
+    const hog = `/usr/bin/python3 -c "b = b'x' * (400 * 2**20); import time; time.sleep(3)"`;
+    const r = await run(
+      sandbox,
+      t,
+      `pids=; for i in 1 2 3 4; do ${hog} & pids="$pids $!"; done; n=0; for p in $pids; do wait $p || n=$((n + 1)); done; echo "killed $n"`,
+      { timeoutMs: 30_000 },
+    );
+    expect(Number(/killed (\d)/.exec(r.stdout)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(cgroupsLeft()).toEqual([]);
   });
 
   it("caps the size of a file a step writes", async () => {

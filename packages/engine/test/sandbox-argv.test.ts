@@ -9,10 +9,11 @@ const TOOLS = {
   unshare: "/usr/bin/unshare",
   mount: "/usr/bin/mount",
   ip: "/usr/sbin/ip",
-  sh: "/bin/sh",
+  bash: "/usr/bin/bash",
 };
 const ROOT_HOST = { uid: 65534, gid: 65534, switchUser: true };
 const USER_HOST = { uid: 1000, gid: 1000, switchUser: false };
+const CGROUP = "/sys/fs/cgroup/memory/oah-steps/1-1/cgroup.procs";
 
 const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
   tools: TOOLS,
@@ -24,11 +25,18 @@ const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
     { name: "proc" },
     { name: "tmp" },
     { name: "run" },
+    { name: "oah" },
+    { name: "var" },
   ],
   hidden: ["/srv/oah/.openharness", "/srv/oah/.openharness/workspaces"],
+  emptied: ["/run"],
+  sockets: ["/var/lib/mysql/mysql.sock"],
   network: "on",
   refused: ["10.0.0.5", "192.0.2.2", "10.0.0.5"],
-  networkFds: { info: 4, block: 5, resolvConf: { fd: 6, path: "/etc/resolv.conf" } },
+  networkFds: { info: 4, block: 5 },
+  resolvConf: { fd: 6, path: "/etc/resolv.conf" },
+  files: [{ fd: 7, name: "tool-results.json" }],
+  cgroupProcs: [CGROUP],
   limits: { maxProcs: 256, maxFileBytes: 1024, cpuSeconds: 60, memoryBytes: 4096, maxOutputBytes: 8192 },
   command: "echo 'hi'; exit 3",
   ...over,
@@ -41,27 +49,30 @@ function part(argv: string[], program: keyof typeof TOOLS): string[] {
   return argv.slice(at + 1, argv.indexOf("--", at) + 1);
 }
 
+/** The host's stage: bash -c, its script, its arguments up to setpriv. */
+const stageOf = (argv: string[]) => argv.slice(argv.indexOf(TOOLS.bash), argv.indexOf(TOOLS.setpriv));
+
 const argvOf = (over: Partial<SandboxPlan> = {}) => {
   const { file, args } = sandboxArgv(plan(over));
   return [file, ...args];
 };
 
 describe("the sandbox's command line", () => {
-  it("a root host: its own mount namespace first, then the sandbox user for good, bwrap, the limits, the command as one argument", () => {
+  it("a root host: its own mount namespace first, then its stage, the sandbox user for good, bwrap, the limits, the command as one argument", () => {
     const argv = argvOf();
     expect(argv[0]).toBe(TOOLS.unshare);
     expect(part(argv, "unshare")).toEqual(["--mount", "--propagation", "private", "--net", "--"]);
-    // The host's stage is given the hidden directories (only the outermost ones), then the refused addresses.
-    const stage = argv.slice(argv.indexOf(TOOLS.sh), argv.indexOf(TOOLS.setpriv));
-    expect(stage.slice(3)).toEqual([
+    // The stage is given, each list its length first: the descriptors to keep, the cgroup to join,
+    // the hidden directories (only the outermost ones), the sockets to cover, the refused addresses.
+    expect(stageOf(argv).slice(3)).toEqual([
       "oah-sandbox",
       TOOLS.mount,
       TOOLS.ip,
-      "/srv/oah/.openharness",
-      "--",
-      "10.0.0.5",
-      "192.0.2.2",
-      "--",
+      ...["5", "3", "4", "5", "6", "7"],
+      ...["1", CGROUP],
+      ...["1", "/srv/oah/.openharness"],
+      ...["1", "/var/lib/mysql/mysql.sock"],
+      ...["2", "10.0.0.5", "192.0.2.2"],
     ]);
     expect(part(argv, "setpriv")).toEqual([
       "--reuid=65534",
@@ -82,9 +93,9 @@ describe("the sandbox's command line", () => {
   });
 
   it.each([
-    ["on", [TOOLS.unshare, "--user", "--map-current-user", "--net", "--keep-caps", "--", TOOLS.sh]],
-    ["off", [TOOLS.setpriv]],
-    ["host", [TOOLS.setpriv]],
+    ["on", [TOOLS.unshare, "--user", "--map-current-user", "--net", "--keep-caps", "--", TOOLS.bash]],
+    ["off", [TOOLS.bash]],
+    ["host", [TOOLS.bash]],
   ] as const)(
     "a host that is not root, network %s, stays its own user and gives up privileges: %j",
     (network, head) => {
@@ -92,6 +103,7 @@ describe("the sandbox's command line", () => {
         user: USER_HOST,
         network,
         networkFds: network === "on" ? plan().networkFds : undefined,
+        resolvConf: network === "on" ? plan().resolvConf : null,
       });
       expect(argv.slice(0, head.length)).toEqual(head);
       // What it kept for its stage (the routes) it gives up before bwrap, which refuses to start with any.
@@ -100,52 +112,81 @@ describe("the sandbox's command line", () => {
         "--no-new-privs",
         "--",
       ]);
-      const stage = argv.slice(argv.indexOf(TOOLS.sh), argv.indexOf(TOOLS.setpriv));
-      if (network === "on")
-        expect(stage.slice(3)).toEqual(["oah-sandbox", "-", TOOLS.ip, "--", "10.0.0.5", "192.0.2.2", "--"]);
-      else expect(stage).toEqual([]);
+      // Its stage closes descriptors and joins the cgroup, and mounts nothing: bwrap hides and covers.
+      const kept = network === "on" ? ["5", "3", "4", "5", "6", "7"] : ["2", "3", "7"];
+      const refused = network === "on" ? ["2", "10.0.0.5", "192.0.2.2"] : ["0"];
+      expect(stageOf(argv).slice(3)).toEqual([
+        "oah-sandbox",
+        "-",
+        network === "on" ? TOOLS.ip : "-",
+        ...kept,
+        ...["1", CGROUP],
+        "0",
+        "0",
+        ...refused,
+      ]);
       const bwrap = part(argv, "bwrap").join(" ");
       expect(bwrap).toContain("--uid 1000 --gid 1000");
       // It may pass through its own directories: bwrap binds the workspace's descriptor and hides the rest itself.
       expect(bwrap).toContain("--bind-fd 3 /workspace");
       expect(bwrap).toContain("--tmpfs /srv/oah/.openharness ");
+      expect(bwrap).toContain("--remount-ro /srv/oah/.openharness ");
+      expect(bwrap).toContain("--ro-bind /dev/null /var/lib/mysql/mysql.sock");
       expect(bwrap).not.toContain("/srv/oah/.openharness/workspaces");
     },
   );
 
   it("leaves to the workspace's bind over /tmp the hiding of what is under /tmp", () => {
     const argv = argvOf({ hidden: ["/tmp/oah/.openharness", "/srv/oah/.openharness"] });
-    const stage = argv.slice(argv.indexOf(TOOLS.sh), argv.indexOf(TOOLS.setpriv));
-    expect(stage.slice(3, 7)).toEqual(["oah-sandbox", TOOLS.mount, TOOLS.ip, "/srv/oah/.openharness"]);
-    expect(stage[7]).toBe("--");
+    expect(stageOf(argv).slice(14, 16)).toEqual(["1", "/srv/oah/.openharness"]);
   });
 
-  it("shows the system entry by entry on a root of its own, then /proc, /dev, the workspace, /tmp, /run", () => {
+  it("shows the system entry by entry on a root of its own, then /proc, a read-only /dev, the workspace, /tmp, an empty /run, the files", () => {
     const bwrap = part(argvOf(), "bwrap");
     const at = (...words: string[]) => bwrap.join(" ").indexOf(words.join(" "));
     expect(at("--ro-bind /usr /usr")).toBeGreaterThan(-1);
     expect(at("--symlink usr/bin /bin")).toBeGreaterThan(at("--ro-bind /usr /usr"));
-    // The host's /proc, /tmp and /run are never shown: the sandbox makes its own.
-    for (const own of ["/proc /proc", "/tmp /tmp", "/run /run"]) expect(at("--ro-bind", own)).toBe(-1);
+    // The host's /proc, /tmp, /run and /oah are never shown: the sandbox makes its own.
+    for (const own of ["/proc /proc", "/tmp /tmp", "/run /run", "/oah /oah"])
+      expect(at("--ro-bind", own)).toBe(-1);
     expect(at("--proc /proc")).toBeGreaterThan(at("--symlink usr/bin /bin"));
+    // /dev: the devices, a /dev/shm of bounded size, and nothing else to write.
+    expect(at("--dev /dev --size 1024 --perms 1777 --tmpfs /dev/shm --remount-ro /dev")).toBeGreaterThan(
+      at("--proc /proc"),
+    );
     // The root stage bound the workspace over /tmp; bwrap moves it to /workspace, then covers /tmp.
-    expect(at("--bind /tmp /workspace")).toBeGreaterThan(at("--dev /dev"));
+    expect(at("--bind /tmp /workspace")).toBeGreaterThan(at("--remount-ro /dev"));
     expect(at("--size 1024 --tmpfs /tmp")).toBeGreaterThan(at("--bind /tmp /workspace"));
     expect(at("--tmpfs /run")).toBeGreaterThan(at("--tmpfs /tmp"));
-    expect(at("--remount-ro /")).toBeGreaterThan(at("--tmpfs /run"));
+    expect(at("--ro-bind-data 7 /oah/tool-results.json")).toBeGreaterThan(at("--tmpfs /run"));
+    expect(at("--remount-ro /run")).toBeGreaterThan(at("--ro-bind-data 7"));
+    expect(at("--remount-ro / --chdir")).toBeGreaterThan(at("--remount-ro /run"));
+    // The root host covers sockets in its stage, as root.
+    expect(at("/var/lib/mysql/mysql.sock")).toBe(-1);
     expect(bwrap.slice(-7)).toEqual(["--chdir", "/workspace", "--info-fd", "4", "--block-fd", "5", "--"]);
   });
 
-  it.each<[StepNetwork, string[], string[]]>([
+  it.each<[StepNetwork, SandboxPlan["resolvConf"], string[], string[]]>([
     [
       "on",
+      { fd: 6, path: "/etc/resolv.conf" },
       ["--ro-bind-data 6 /etc/resolv.conf", "--tmpfs /run", "--info-fd 4 --block-fd 5"],
       ["--unshare-net"],
     ],
-    ["off", ["--unshare-net", "--tmpfs /run"], ["--info-fd", "--ro-bind-data"]],
-    ["host", ["--ro-bind /run /run"], ["--unshare-net", "--tmpfs /run", "--info-fd"]],
-  ])("network %s: %j present, %j absent", (network, present, absent) => {
-    const argv = argvOf({ network, networkFds: network === "on" ? plan().networkFds : undefined });
+    ["off", null, ["--unshare-net", "--tmpfs /run"], ["--info-fd", "--ro-bind-data 6"]],
+    // With the host's network too, /run is empty: the host's resolv.conf is enough.
+    [
+      "host",
+      { host: "/etc/resolv.conf" },
+      ["--tmpfs /run", "--remount-ro /run"],
+      ["--unshare-net", "--ro-bind /run /run", "resolv.conf", "--info-fd"],
+    ],
+  ])("network %s: %j present, %j absent", (network, resolvConf, present, absent) => {
+    const argv = argvOf({
+      network,
+      resolvConf,
+      networkFds: network === "on" ? plan().networkFds : undefined,
+    });
     expect(part(argv, "unshare").includes("--net")).toBe(network === "on");
     const bwrap = part(argv, "bwrap").join(" ");
     for (const words of present) expect(bwrap).toContain(words);
@@ -160,16 +201,29 @@ describe("the sandbox's command line", () => {
       expect(bwrap).toContain(always);
   });
 
-  it("writes the sandbox's resolv.conf where a host's symlink into /run leads, making its directory", () => {
-    const networkFds = {
-      info: 4,
-      block: 5,
-      resolvConf: { fd: 6, path: "/run/systemd/resolve/stub-resolv.conf" },
-    };
-    const bwrap = part(argvOf({ networkFds }), "bwrap").join(" ");
-    expect(bwrap).toContain(
+  it.each<[string, SandboxPlan["resolvConf"], string]>([
+    [
+      "writes the sandbox's",
+      { fd: 6, path: "/run/systemd/resolve/stub-resolv.conf" },
       "--tmpfs /run --dir /run/systemd/resolve --ro-bind-data 6 /run/systemd/resolve/stub-resolv.conf",
-    );
+    ],
+    [
+      "shows the host's own (network host)",
+      { host: "/run/systemd/resolve/stub-resolv.conf" },
+      "--tmpfs /run --dir /run/systemd/resolve --ro-bind /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf",
+    ],
+  ])(
+    "%s resolv.conf where a host's symlink into /run leads, making its directory in the empty /run",
+    (_what, resolvConf, words) => {
+      const bwrap = part(argvOf({ resolvConf }), "bwrap").join(" ");
+      expect(bwrap).toContain(words);
+    },
+  );
+
+  it("empties /var/run too where it is a directory of its own", () => {
+    const bwrap = part(argvOf({ emptied: ["/run", "/var/run"] }), "bwrap").join(" ");
+    expect(bwrap).toContain("--tmpfs /run --tmpfs /var/run");
+    expect(bwrap).toContain("--remount-ro /run --remount-ro /var/run");
   });
 });
 

@@ -1,9 +1,10 @@
-import { chmodSync } from "node:fs";
+import { chmodSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createTempDir, OUTSIDE_TMP } from "@oah/testing";
 import {
   type CommandRequest,
   type CommandRunner,
+  findCgroupHome,
   prepareWorkspaceRoot,
   SandboxedCommands,
   type SandboxSettings,
@@ -55,6 +56,8 @@ export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): P
     network: "on",
     refusedAddresses: [],
     limits: LIMITS,
+    cgroups: findCgroupHome().home,
+    workspaceMaxBytes: null,
     bounds: BOUNDS,
     liveness: null,
     logger: silentLogger,
@@ -78,4 +81,19 @@ export function run(
     signal: new AbortController().signal,
     ...rest,
   });
+}
+
+/** The sandboxes' cgroups this process left behind (each sandbox's is removed once it ended). */
+export function cgroupsLeft(): string[] {
+  const home = findCgroupHome().home;
+  const parents = !home
+    ? []
+    : home.version === 2
+      ? [home.dir]
+      : [home.memory, ...(home.pids ? [home.pids] : [])];
+  return parents.flatMap((parent) =>
+    readdirSync(parent, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name.startsWith(`${process.pid}-`))
+      .map((entry) => `${parent}/${entry.name}`),
+  );
 }

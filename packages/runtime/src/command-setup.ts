@@ -4,6 +4,7 @@ import { isLoopback, type OahConfig } from "@oah/config";
 import type { CommandsAvailability } from "@oah/core";
 import {
   type CommandRunner,
+  findCgroupHome,
   HostCommands,
   type Liveness,
   type Logger,
@@ -103,6 +104,13 @@ export async function openCommands(
   }
   const commandHooks = config.hooks.some((h) => h.command);
   if (config.shell === "off" && !commandHooks) return none(SHELL_OFF);
+  const cgroups = findCgroupHome();
+  if (!cgroups.home) {
+    logger.warn(
+      { cause: cgroups.cause, fix: cgroups.fix },
+      "each command's sandbox is not capped by a cgroup: its memory is bounded per process only (OAH_STEP_MEMORY_BYTES)",
+    );
+  }
   let sandbox: SandboxedCommands;
   try {
     sandbox = await SandboxedCommands.open({
@@ -112,6 +120,8 @@ export async function openCommands(
       network: config.sandbox.network,
       refusedAddresses: config.sandbox.network === "on" ? await serviceAddresses(config, logger) : [],
       limits: config.sandbox.limits,
+      cgroups: cgroups.home,
+      workspaceMaxBytes: config.sandbox.workspaceMaxBytes ?? null,
       bounds,
       liveness,
       logger,

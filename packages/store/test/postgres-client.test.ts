@@ -56,4 +56,19 @@ describe("PostgreSQL client", () => {
     expect(await db.transaction((tx) => tx.all(mode, "mode_in_transaction"))).toEqual([{ mode: "auto" }]);
     expect(await db.all(mode, "mode")).toEqual([{ mode: "force_generic_plan" }]);
   });
+
+  it("answers a full disk (SQLSTATE 53100) with 503 disk_full, the transaction's writes rolled back", async () => {
+    const noRoom = sql`DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$`;
+    await expect(db.run(noRoom)).rejects.toMatchObject({ code: "disk_full", status: 503 });
+    const session = sql`SELECT count(*)::int AS n FROM sessions WHERE id = 'disk-full'`;
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run(
+          sql`INSERT INTO sessions (id, last_seq, created_at, updated_at) VALUES ('disk-full', 0, 0, 0)`,
+        );
+        await tx.run(noRoom);
+      }),
+    ).rejects.toMatchObject({ code: "disk_full" });
+    expect(await db.all(session)).toEqual([{ n: 0 }]);
+  });
 });

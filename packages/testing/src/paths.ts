@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +36,43 @@ export const OUTSIDE_TMP = "/var/tmp";
 export function createTempDir(prefix = "oah-test-", base = tmpdir()): TempDir {
   const path = mkdtempSync(join(base, prefix));
   chmodSync(path, 0o711);
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  return {
+    path,
+    remove: () => {
+      unmountUnder(path);
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The mount points at or under `path` in this process's mount namespace, the deepest first. */
+export function mountsUnder(path: string): string[] {
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4]?.replace(/\\040/g, " "))
+    .filter(
+      (point): point is string => point !== undefined && (point === path || point.startsWith(`${path}/`)),
+    )
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Unmounts what a test mounted under `path` (the workspaces' file systems of a quota, a small
+ * disk). A loop device lets go of its image a moment after its file system is unmounted: until
+ * then the disk under it is busy, and its unmount is tried again.
+ */
+export function unmountUnder(path: string): void {
+  for (const point of mountsUnder(path)) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync("umount", [point], { stdio: "pipe" });
+        break;
+      } catch (error) {
+        if (attempt === 50) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      }
+    }
+  }
 }
 
 /**

@@ -23,6 +23,21 @@ export interface StartOptions {
   timeoutMs?: number;
   /** A network namespace to run in (`ip netns exec`), as on a host of its own. */
   netns?: string;
+  /**
+   * Descriptors the process inherits, by number, open and without close-on-exec: as a shell's
+   * `oah-api 200</root/secret` gives them.
+   */
+  fds?: Record<number, number>;
+}
+
+/** The stdio of a started process: stdout and stderr piped, and `fds` at their numbers. */
+function stdioWith(fds: Record<number, number> = {}): ("ignore" | "pipe" | number)[] {
+  const stdio: ("ignore" | "pipe" | number)[] = ["ignore", "pipe", "pipe"];
+  for (const [at, fd] of Object.entries(fds)) {
+    while (stdio.length <= Number(at)) stdio.push("ignore");
+    stdio[Number(at)] = fd;
+  }
+  return stdio;
 }
 
 const BIN = {
@@ -45,7 +60,7 @@ export function startOah(binary: OahBinary, options: StartOptions = {}): Promise
   ]);
   const child = spawn(command!, args, {
     env: { PATH: process.env.PATH, OAH_LOG_LEVEL: "warn", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: stdioWith(options.fds),
   });
   let output = "";
   const exited = new Promise<number | NodeJS.Signals>((resolve) => {
@@ -68,8 +83,8 @@ export function startOah(binary: OahBinary, options: StartOptions = {}): Promise
         resolve({ url: match[1]!, child, netns: options.netns, output: () => output, stop, exited });
       }
     };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
     exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${binary} exited (${code}) before listening:\n${output}`));

@@ -18,6 +18,35 @@ export interface CommandResult extends CommandOutput {
   durationMs: number;
 }
 
+/**
+ * A file given to a command, read-only, whose path its environment names (`env`): what may be
+ * too large for the environment (a variable of more than 128 KiB, or all of them past about
+ * 2 MiB, and the command cannot start: E2BIG).
+ */
+export interface CommandFile {
+  /** A file name, no directory. */
+  name: string;
+  /** The variable that holds the file's path. */
+  env: string;
+  content: string;
+}
+
+/** The largest value a command gets in its environment as well as in its file; past it, in the file only. */
+export const INLINE_VALUE_MAX_BYTES = 65_536;
+
+/**
+ * A value for a command (JSON): always in a file, whose path `<name>_FILE` holds, and in `name`
+ * itself too while it is at most INLINE_VALUE_MAX_BYTES.
+ */
+export function commandValue(
+  name: string,
+  fileName: string,
+  content: string,
+): { env: Record<string, string>; file: CommandFile } {
+  const inline = Buffer.byteLength(content) <= INLINE_VALUE_MAX_BYTES;
+  return { env: inline ? { [name]: content } : {}, file: { name: fileName, env: `${name}_FILE`, content } };
+}
+
 /** One command of a run: a shell step, a hook, or a call of the agent's shell tool. */
 export interface CommandRequest {
   /** Run by `/bin/sh -c`. */
@@ -26,6 +55,8 @@ export interface CommandRequest {
   workspaceDir: string;
   /** The whole environment of the command (a clean one: never the host's). */
   env: NodeJS.ProcessEnv;
+  /** Files the command finds read-only, each named by a variable of its environment. */
+  files?: readonly CommandFile[];
   timeoutMs: number;
   /** Stops the command and everything it started. */
   signal: AbortSignal;

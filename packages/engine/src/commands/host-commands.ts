@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sleep } from "../abort";
 import { runProcess } from "./child-process";
 import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
@@ -36,16 +39,30 @@ export class HostCommands implements CommandRunner {
 
   async run(request: CommandRequest): Promise<CommandResult> {
     const cwd = await prepareWorkspace(this.workspaceRoot, request.workspaceDir, null);
-    const env = { ...request.env, HOME: cwd };
-    return runProcess(
-      { file: "/bin/sh", args: ["-c", request.command], cwd },
-      { ...request, env },
-      this.bounds,
-      {
-        stop: (child, _exited, graceMs) => terminateGroup(child.pid!, graceMs),
-        // What the command left running in its group is stopped as well.
-        ended: (child) => terminateGroup(child.pid!, this.bounds.killGraceMs),
-      },
-    );
+    const files = request.files ?? [];
+    // The command's files in a directory of their own, gone with the command.
+    const dir = files.length > 0 ? await mkdtemp(join(tmpdir(), "oah-files-")) : null;
+    try {
+      const paths = await Promise.all(
+        files.map(async (f) => {
+          const path = join(dir!, f.name);
+          await writeFile(path, f.content, { mode: 0o400 });
+          return [f.env, path] as const;
+        }),
+      );
+      const env = { ...request.env, ...Object.fromEntries(paths), HOME: cwd };
+      return await runProcess(
+        { file: "/bin/sh", args: ["-c", request.command], cwd },
+        { ...request, env },
+        this.bounds,
+        {
+          stop: (child, _exited, graceMs) => terminateGroup(child.pid!, graceMs),
+          // What the command left running in its group is stopped as well.
+          ended: (child) => terminateGroup(child.pid!, this.bounds.killGraceMs),
+        },
+      );
+    } finally {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -1,4 +1,6 @@
+/// <reference path="../sh.d.ts" />
 import type { StepLimits, StepNetwork } from "@oah/core";
+import HOST_STAGE from "./sandbox-stage.sh";
 
 /** Where a command sees its workspace, whatever the host's path of it. */
 export const SANDBOX_WORKSPACE = "/workspace";
@@ -6,11 +8,14 @@ export const SANDBOX_WORKSPACE = "/workspace";
 /** An entry of the host's `/`, as the sandbox shows it: a directory or file read-only, or the same symlink. */
 export type SystemEntry = { name: string; symlink?: string };
 
+/** Where a command finds the files the host gives it (CommandRequest.files), read-only. */
+export const SANDBOX_FILES = "/oah";
+
 /** Everything one sandboxed command is made of, decided by the host. */
 export interface SandboxPlan {
   /**
    * Absolute paths of the tools: util-linux's setpriv, prlimit, unshare and mount, bubblewrap's
-   * bwrap, iproute2's ip (with the network on), a POSIX sh.
+   * bwrap, iproute2's ip (with the network on), bash (the host's stage).
    */
   tools: {
     setpriv: string;
@@ -19,7 +24,7 @@ export interface SandboxPlan {
     unshare: string;
     mount: string;
     ip: string;
-    sh: string;
+    bash: string;
   };
   /** The user the command runs as; `switchUser` when the host is root and becomes it first. */
   user: { uid: number; gid: number; switchUser: boolean };
@@ -29,51 +34,53 @@ export interface SandboxPlan {
   system: readonly SystemEntry[];
   /** Host directories the command must not see (the data directory, the workspace root): empty there. */
   hidden: readonly string[];
+  /**
+   * Host directories where sockets sit, shown empty and read-only whatever the network: /run, and
+   * /var/run where it is a directory of its own rather than a link to /run.
+   */
+  emptied: readonly string[];
+  /** Unix sockets of the host at paths the sandbox shows otherwise: each covered by /dev/null. */
+  sockets: readonly string[];
   network: StepNetwork;
   /** With the network on: IPv4 addresses the sandbox's network routes nowhere (this host's own, oah's services). */
   refused: readonly string[];
   /**
-   * With the network on: bwrap tells the sandbox's start on `info`, waits on `block` until the
-   * host has attached the network, and takes the sandbox's resolv.conf from `resolvConf` (written
-   * at `path`, the file /etc/resolv.conf leads to), when there is one to replace.
+   * With the network on: bwrap tells the sandbox's start on `info` and waits on `block` until the
+   * host has attached the network.
    */
-  networkFds?: { info: number; block: number; resolvConf: { fd: number; path: string } | null };
+  networkFds?: { info: number; block: number };
+  /**
+   * The sandbox's resolv.conf, written at `path` (the file /etc/resolv.conf leads to): with the
+   * network on, slirp4netns's, read from descriptor `fd`; with the host's network, the host's own
+   * file, shown again when it sits in an emptied directory (`host`). Null: nothing to replace.
+   */
+  resolvConf: { fd: number; path: string } | { host: string } | null;
+  /** Files the command finds read-only under SANDBOX_FILES, each read from its descriptor. */
+  files: readonly { fd: number; name: string }[];
+  /** The `cgroup.procs` files of the sandbox's own cgroup, which its first process joins; none without one. */
+  cgroupProcs: readonly string[];
   limits: StepLimits;
   command: string;
 }
 
 /** Top-level entries the sandbox makes itself instead of showing the host's. */
-const OWN_ENTRIES = new Set(["proc", "dev", "tmp", "run", SANDBOX_WORKSPACE.slice(1)]);
+const OWN_ENTRIES = new Set([
+  "proc",
+  "dev",
+  "tmp",
+  "run",
+  SANDBOX_FILES.slice(1),
+  SANDBOX_WORKSPACE.slice(1),
+]);
 
-/**
- * The host's own stage, run in the namespaces it made for the sandbox, with the privileges it
- * has there, before it gives them up. Its arguments: mount (or -), ip (or -), the directories to
- * hide, `--`, the addresses to refuse, `--`, then what it executes.
- * - As root (mount given): it binds the workspace (descriptor 3) over /tmp, where the sandbox
- *   user can name it (bwrap resolves every path it binds as that user, who may not pass through
- *   the data directory's parents), closes the descriptor, and hides each directory under an
- *   empty read-only tmpfs. Directories under /tmp are covered already: the workspace is there
- *   now, and the sandbox gets a /tmp of its own over it. bwrap later binds /tmp at
- *   SANDBOX_WORKSPACE.
- * - With the network on (ip given): the loopback up, and a `prohibit` route for each refused
- *   address, so that a connection to one fails at once. The command gets no capability over this
- *   namespace, so it cannot take a route away.
- */
-const HOST_STAGE = [
-  "mount=$1 ip=$2; shift 2",
-  'if [ "$mount" != - ]; then',
-  '  "$mount" --bind /proc/self/fd/3 /tmp || exit 125',
-  "  exec 3<&-",
-  "fi",
-  'while [ "$1" != -- ]; do "$mount" -t tmpfs -o ro,size=4k,mode=0 oah-hidden "$1" || exit 125; shift; done',
-  "shift",
-  'routes="link set lo up"',
-  'while [ "$1" != -- ]; do routes="$routes',
-  'route add prohibit $1/32"; shift; done',
-  "shift",
-  `if [ "$ip" != - ]; then printf '%s\\n' "$routes" | "$ip" -batch - || exit 125; fi`,
-  'exec "$@"',
-].join("\n");
+/** The host's paths that the sandbox shows its own instead: nothing of the host's is seen there. */
+export const SANDBOX_OWN_PATHS: readonly string[] = [...OWN_ENTRIES].map((name) => `/${name}`);
+
+/** A list as the host's stage reads it: its length, then its items. */
+const counted = (items: readonly (string | number)[]): string[] => [
+  String(items.length),
+  ...items.map(String),
+];
 
 /** The paths of `paths` that are not under another of them (a tmpfs on the outer one hides the inner). */
 export function outermost(paths: readonly string[]): string[] {
@@ -81,12 +88,15 @@ export function outermost(paths: readonly string[]): string[] {
   return unique.filter((path) => !unique.some((other) => other !== path && path.startsWith(`${other}/`)));
 }
 
+const parentOf = (path: string) => path.replace(/\/[^/]*$/, "");
+
 /**
  * The command line of one sandboxed command: the host's own preparation (as root: a mount
  * namespace where the workspace can be named and the hidden directories are empty; as another
  * user with the network on: a user and network namespace of its own for the user-mode network
- * stack), setpriv dropping to the sandbox user with no way back (no_new_privs), bwrap building
- * the sandbox, prlimit setting the limits inside it, then `/bin/sh -c command`.
+ * stack) and its stage (the descriptors closed, the cgroup joined), setpriv dropping to the
+ * sandbox user with no way back (no_new_privs), bwrap building the sandbox, prlimit setting the
+ * limits inside it, then `/bin/sh -c command`.
  *
  * - New user, PID, IPC and UTS namespaces, and a network namespace unless the network is
  *   `host`: the sandbox's first process is bwrap's init; when it ends the kernel ends every
@@ -95,26 +105,36 @@ export function outermost(paths: readonly string[]): string[] {
  * - The user namespace is the sandbox's own, so the process limit counts the processes of
  *   this sandbox only, and no further one can be made inside.
  * - The system read-only (each entry of `/`, on a root of the sandbox's own where the
- *   workspace gets its mount point), a private /tmp and /dev, the hidden directories empty,
- *   the workspace read-write at SANDBOX_WORKSPACE; unless the network is `host`, an empty /run
- *   (no view of the host's sockets).
+ *   workspace gets its mount point), the workspace read-write at SANDBOX_WORKSPACE, a private
+ *   /tmp and /dev/shm of bounded size, a read-only /dev (its devices still usable), the hidden
+ *   directories empty, and, whatever the network, an empty read-only /run (and /var/run): no
+ *   view of the host's sockets, nor of any other the host has bound.
  */
 export function sandboxArgv(plan: SandboxPlan): { file: string; args: string[] } {
   const { tools, user, limits, network } = plan;
   const hidden = outermost(plan.hidden);
+  const emptied = outermost(plan.emptied);
   const root = user.switchUser;
   const refused = network === "on" ? [...new Set(plan.refused)] : [];
+  const resolvConf = plan.resolvConf;
+  const keep = [
+    plan.workspaceFd,
+    ...(plan.networkFds ? [plan.networkFds.info, plan.networkFds.block] : []),
+    ...(resolvConf && "fd" in resolvConf ? [resolvConf.fd] : []),
+    ...plan.files.map((file) => file.fd),
+  ];
   const stage = (mount: string) => [
-    tools.sh,
+    tools.bash,
     "-c",
     HOST_STAGE,
     "oah-sandbox",
     mount,
     network === "on" ? tools.ip : "-",
-    ...(root ? hidden.filter((path) => !path.startsWith("/tmp/")) : []),
-    "--",
-    ...refused,
-    "--",
+    ...counted(keep),
+    ...counted(plan.cgroupProcs),
+    ...counted(root ? hidden.filter((path) => !path.startsWith("/tmp/")) : []),
+    ...counted(root ? plan.sockets : []),
+    ...counted(refused),
   ];
   // A host that is not root keeps its capabilities in the user namespace it made only for its
   // stage (--keep-caps): setpriv drops them before bwrap, which refuses to start with any.
@@ -130,7 +150,7 @@ export function sandboxArgv(plan: SandboxPlan): { file: string; args: string[] }
       ]
     : network === "on"
       ? [tools.unshare, "--user", "--map-current-user", "--net", "--keep-caps", "--", ...stage("-")]
-      : [];
+      : stage("-");
   const setpriv = [
     tools.setpriv,
     ...(root ? [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups"] : []),
@@ -139,11 +159,23 @@ export function sandboxArgv(plan: SandboxPlan): { file: string; args: string[] }
     "--",
   ];
   const system = plan.system
-    .filter((entry) => !OWN_ENTRIES.has(entry.name) || (entry.name === "run" && network === "host"))
+    .filter((entry) => !OWN_ENTRIES.has(entry.name))
     .flatMap(({ name, symlink }) =>
       symlink === undefined ? ["--ro-bind", `/${name}`, `/${name}`] : ["--symlink", symlink, `/${name}`],
     );
-  const resolvConf = plan.networkFds?.resolvConf;
+  // Empty and read-only: nothing to see there, and no RAM to fill.
+  const empty = [...emptied, ...(root ? [] : hidden)];
+  // A file the sandbox must see in an emptied directory needs its directory made there first.
+  const dirFor = (path: string) =>
+    emptied.some((dir) => path.startsWith(`${dir}/`)) ? ["--dir", parentOf(path)] : [];
+  const resolv =
+    resolvConf === null
+      ? []
+      : "fd" in resolvConf
+        ? [...dirFor(resolvConf.path), "--ro-bind-data", String(resolvConf.fd), resolvConf.path]
+        : dirFor(resolvConf.host).length > 0
+          ? [...dirFor(resolvConf.host), "--ro-bind", resolvConf.host, resolvConf.host]
+          : [];
   const bwrap = [
     tools.bwrap,
     "--unshare-user",
@@ -163,6 +195,14 @@ export function sandboxArgv(plan: SandboxPlan): { file: string; args: string[] }
     "/proc",
     "--dev",
     "/dev",
+    "--size",
+    String(limits.maxFileBytes),
+    "--perms",
+    "1777",
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
     ...(root
       ? ["--bind", "/tmp", SANDBOX_WORKSPACE]
       : ["--bind-fd", String(plan.workspaceFd), SANDBOX_WORKSPACE]),
@@ -170,16 +210,11 @@ export function sandboxArgv(plan: SandboxPlan): { file: string; args: string[] }
     String(limits.maxFileBytes),
     "--tmpfs",
     "/tmp",
-    ...(network === "host" ? [] : ["--tmpfs", "/run"]),
-    ...(root ? [] : hidden.flatMap((path) => ["--tmpfs", path])),
-    ...(resolvConf
-      ? [
-          ...(resolvConf.path.startsWith("/run/") ? ["--dir", resolvConf.path.replace(/\/[^/]*$/, "")] : []),
-          "--ro-bind-data",
-          String(resolvConf.fd),
-          resolvConf.path,
-        ]
-      : []),
+    ...empty.flatMap((path) => ["--tmpfs", path]),
+    ...(root ? [] : plan.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket])),
+    ...resolv,
+    ...plan.files.flatMap(({ fd, name }) => ["--ro-bind-data", String(fd), `${SANDBOX_FILES}/${name}`]),
+    ...empty.flatMap((path) => ["--remount-ro", path]),
     "--remount-ro",
     "/",
     "--chdir",

@@ -27,6 +27,8 @@ const PACKAGE_OF: Record<string, string> = {
   prlimit: "util-linux",
   unshare: "util-linux",
   mount: "mount",
+  umount: "mount",
+  "mkfs.ext4": "e2fsprogs",
   bash: "bash",
   slirp4netns: "slirp4netns",
   ip: "iproute2",

@@ -4,6 +4,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -18,14 +19,30 @@ import type { Liveness } from "../liveness";
 import type { Logger } from "../logger";
 import { RunFailure } from "../run-failure";
 import { type ProcessGuard, runProcess } from "./child-process";
-import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
+import type {
+  CommandBounds,
+  CommandFile,
+  CommandRequest,
+  CommandResult,
+  CommandRunner,
+} from "./command-runner";
+import { visibleHostSockets } from "./host-sockets";
 import { groupMembers, signal } from "./process-table";
-import { SANDBOX_WORKSPACE, type SandboxPlan, type SystemEntry, sandboxArgv } from "./sandbox-argv";
+import {
+  SANDBOX_FILES,
+  SANDBOX_OWN_PATHS,
+  SANDBOX_WORKSPACE,
+  type SandboxPlan,
+  type SystemEntry,
+  sandboxArgv,
+} from "./sandbox-argv";
 import { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./sandbox-diagnosis";
 import { SandboxNamespace } from "./sandbox-namespace";
+import { type CgroupHome, type StepCgroup, StepCgroups } from "./step-cgroup";
 import { StepWatchdog } from "./step-watchdog";
 import { refusedAddresses, UserModeNetwork } from "./user-mode-network";
 import { prepareWorkspace } from "./workspace";
+import { QuotaUnavailable, WorkspaceQuota } from "./workspace-quota";
 
 export interface SandboxSettings {
   /** The real path of OAH_WORKSPACE_ROOT. */
@@ -38,6 +55,10 @@ export interface SandboxSettings {
   /** IPv4 addresses no step may reach besides the host's own (oah's Redis and PostgreSQL elsewhere). */
   refusedAddresses: readonly string[];
   limits: StepLimits;
+  /** OAH_WORKSPACE_MAX_BYTES: each workspace a file system of that size (WorkspaceQuota); null: unbounded. */
+  workspaceMaxBytes: number | null;
+  /** Where each sandbox gets a cgroup of its own, capping its memory as a whole (findCgroupHome); null: none. */
+  cgroups: CgroupHome | null;
   bounds: CommandBounds;
   /** With other hosts that may recover this one's runs: the watchdog kills steps when it lapses. */
   liveness: Liveness | null;
@@ -163,8 +184,24 @@ const SANDBOX_RESOLV_CONF = "nameserver 10.0.2.3\n";
 const PROBE_WORKSPACE = ".sandbox-probe";
 /** The longest a result waits for the kernel to end what is left of a sandbox. */
 const NAMESPACE_END_MS = 2_000;
-/** The descriptors a sandboxed command's process gets: the workspace, then bwrap's network handshake. */
+/** The descriptors a sandboxed command's process gets: the workspace, then bwrap's network handshake, then its files. */
 const FD = { workspace: 3, info: 4, block: 5, resolvConf: 6 } as const;
+
+/** The host's directories where sockets sit, which every sandbox shows empty: /run, and /var/run unless it leads there. */
+function socketDirectories(): string[] {
+  try {
+    return lstatSync("/var/run").isDirectory() ? ["/run", "/var/run"] : ["/run"];
+  } catch {
+    return ["/run"];
+  }
+}
+
+/** Writes `content` to a pipe of the child and closes it: the command's result waits for all of them. */
+function feed(pipe: Writable | undefined, content: string): void {
+  if (!pipe) return;
+  pipe.on("error", () => {});
+  pipe.end(content, () => pipe.destroy());
+}
 
 /**
  * Runs each command of a run in a sandbox of its own (see sandboxArgv): as an
@@ -177,7 +214,9 @@ const FD = { workspace: 3, info: 4, block: 5, resolvConf: 6 } as const;
  */
 export class SandboxedCommands implements CommandRunner {
   private readonly hidden: readonly string[];
+  private readonly emptied = socketDirectories();
   private readonly resolvConf: string | null;
+  private readonly cgroups: StepCgroups | null;
 
   private constructor(
     private readonly settings: SandboxSettings,
@@ -186,9 +225,13 @@ export class SandboxedCommands implements CommandRunner {
     private readonly slirp4netns: string | null,
     private readonly user: SandboxPlan["user"],
     private readonly watchdog: StepWatchdog | null,
+    private readonly quota: WorkspaceQuota | null,
   ) {
     this.hidden = [...new Set([...settings.hidden, settings.workspaceRoot])];
-    this.resolvConf = settings.network === "on" ? resolvConfPath() : null;
+    this.resolvConf = settings.network === "off" ? null : resolvConfPath();
+    this.cgroups = settings.cgroups ? new StepCgroups(settings.cgroups, settings.limits) : null;
+    // Those of a host of this machine that died with sandboxes running: nothing else removes them.
+    this.cgroups?.removeAbandoned();
   }
 
   /** Resolves the tools and the user, then proves with one command that a sandbox can be made here. */
@@ -204,19 +247,29 @@ export class SandboxedCommands implements CommandRunner {
         unshare: root || network ? requireExecutable("unshare") : "",
         mount: root ? requireExecutable("mount") : "",
         ip: network ? requireExecutable("ip") : "",
-        sh: "/bin/sh",
+        bash: requireExecutable("bash"),
       };
       const slirp4netns = network ? requireExecutable("slirp4netns") : null;
       const watchdog = settings.liveness
-        ? new StepWatchdog(settings.liveness, requireExecutable("bash"), settings.logger)
+        ? new StepWatchdog(settings.liveness, tools.bash, settings.logger)
         : null;
       const user = root
         ? { ...resolveUser(settings.user), switchUser: true }
         : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, switchUser: false };
-      commands = new SandboxedCommands(settings, tools, slirp4netns, user, watchdog);
+      const quota =
+        settings.workspaceMaxBytes === null
+          ? null
+          : await WorkspaceQuota.open(settings.workspaceRoot, settings.workspaceMaxBytes, {
+              mkfs: requireExecutable("mkfs.ext4"),
+              mount: tools.mount || requireExecutable("mount"),
+              umount: requireExecutable("umount"),
+            });
+      commands = new SandboxedCommands(settings, tools, slirp4netns, user, watchdog, quota);
     } catch (error) {
       if (error instanceof MissingTool)
         throw new SandboxUnavailable(diagnoseSandbox(sandboxFacts({ missingTool: error.tool })));
+      // The configuration asks for what this host cannot do.
+      if (error instanceof QuotaUnavailable) throw new SandboxUnavailable(error.diagnosis, true);
       throw error;
     }
     if (!root) {
@@ -252,46 +305,67 @@ export class SandboxedCommands implements CommandRunner {
   async run(request: CommandRequest): Promise<CommandResult> {
     const { settings } = this;
     const owner = this.user.switchUser ? { uid: this.user.uid, gid: this.user.gid } : null;
-    const dir = await prepareWorkspace(settings.workspaceRoot, request.workspaceDir, owner);
+    const dir = await prepareWorkspace(settings.workspaceRoot, request.workspaceDir, owner, this.quota);
     const network = settings.network === "on";
+    const files = request.files ?? [];
+    // What does not exist has nothing to hide (and could not be mounted on in a read-only
+    // system); what does is hidden where it really is.
+    const hidden = this.hidden.filter((path) => existsSync(path)).map((path) => realpathSync(path));
+    // Descriptors 3, 4, …: the workspace, the network's handshake and resolv.conf, the files.
+    const firstFile = network ? FD.resolvConf + 1 : FD.workspace + 1;
+    const resolvConf: SandboxPlan["resolvConf"] = !this.resolvConf
+      ? null
+      : network
+        ? { fd: FD.resolvConf, path: this.resolvConf }
+        : { host: this.resolvConf };
     // Opened by the host and handed over: the sandbox user needs no way through the directories above it.
     const workspace = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    let cgroup: StepCgroup | null = null;
     try {
+      cgroup = this.cgroups?.make() ?? null;
       const { file, args } = sandboxArgv({
         tools: this.tools,
         user: this.user,
         workspaceFd: FD.workspace,
         system: systemEntries(),
-        // What does not exist has nothing to hide (and could not be mounted on in a read-only
-        // system); what does is hidden where it really is.
-        hidden: this.hidden.filter((path) => existsSync(path)).map((path) => realpathSync(path)),
+        hidden,
+        emptied: this.emptied,
+        sockets: visibleHostSockets([...SANDBOX_OWN_PATHS, ...this.emptied, ...hidden]),
         network: settings.network,
         refused: network ? refusedAddresses(settings.refusedAddresses) : [],
-        networkFds: network
-          ? {
-              info: FD.info,
-              block: FD.block,
-              resolvConf: this.resolvConf ? { fd: FD.resolvConf, path: this.resolvConf } : null,
-            }
-          : undefined,
+        networkFds: network ? { info: FD.info, block: FD.block } : undefined,
+        resolvConf,
+        files: files.map((f, i) => ({ fd: firstFile + i, name: f.name })),
+        cgroupProcs: cgroup?.procsFiles ?? [],
         limits: settings.limits,
         command: request.command,
       });
-      const fds: (number | "pipe")[] = network ? [workspace, "pipe", "pipe", "pipe"] : [workspace];
-      const env = { ...request.env, HOME: SANDBOX_WORKSPACE };
+      const fds: (number | "pipe")[] = [
+        workspace,
+        ...(network ? (["pipe", "pipe", "pipe"] as const) : []),
+        ...files.map(() => "pipe" as const),
+      ];
+      const env = {
+        ...request.env,
+        ...Object.fromEntries(files.map((f) => [f.env, `${SANDBOX_FILES}/${f.name}`])),
+        HOME: SANDBOX_WORKSPACE,
+      };
       return await runProcess(
         { file, args, cwd: "/", fds },
         { ...request, env },
         settings.bounds,
-        this.guard(),
+        this.guard(files, firstFile, cgroup),
       );
+    } catch (error) {
+      await cgroup?.remove();
+      throw error;
     } finally {
       closeSync(workspace);
     }
   }
 
   /** How one command's sandbox is started, stopped and cleaned up. */
-  private guard(): ProcessGuard {
+  private guard(files: readonly CommandFile[], firstFile: number, cgroup: StepCgroup | null): ProcessGuard {
     let namespace: SandboxNamespace | null = null;
     let network: UserModeNetwork | null = null;
     let ended = false;
@@ -300,19 +374,21 @@ export class SandboxedCommands implements CommandRunner {
       ended = true;
       await namespace?.gone(NAMESPACE_END_MS);
       network?.stop();
+      await cgroup?.remove();
     };
     return {
       started: (child) => {
         namespace = new SandboxNamespace(child.pid!);
+        // bwrap reads each of these to its end while it builds the sandbox.
+        const pipes = child.stdio as unknown as (Writable | undefined)[];
+        if (this.slirp4netns) feed(pipes[FD.resolvConf], this.resolvConf ? SANDBOX_RESOLV_CONF : "");
+        for (const [i, f] of files.entries()) feed(pipes[firstFile + i], f.content);
         return this.watchdog?.watch(child.pid!) ?? (() => {});
       },
       prepare: async (child) => {
         if (!this.slirp4netns) return;
         const pipes = child.stdio as unknown as (Readable & Writable)[];
-        const resolvConf = pipes[FD.resolvConf];
         // Each pipe of the handshake is closed once used: the command's result waits for all of them.
-        resolvConf?.on("error", () => {});
-        resolvConf?.end(this.resolvConf ? SANDBOX_RESOLV_CONF : "", () => resolvConf.destroy());
         // bwrap writes its info, in several writes, once the sandbox's first process exists, then
         // closes it; one that failed before closes it unwritten. Read to the end: a reader gone
         // early would kill bwrap with SIGPIPE.

@@ -41,7 +41,8 @@ export class StepWatchdog {
   private ensureStarted(): boolean {
     if (this.child) return false;
     // The script comes through the environment, so that its process shows a short command line.
-    const child = spawn(this.bash, ["-c", 'eval "$OAH_STEP_WATCHDOG"', "oah-step-watchdog"], {
+    // --norc: bash takes a socket on its stdin (Node's pipe) for rshd's and would run ~/.bashrc.
+    const child = spawn(this.bash, ["--norc", "-c", 'eval "$OAH_STEP_WATCHDOG"', "oah-step-watchdog"], {
       env: { OAH_STEP_WATCHDOG: script, PATH: "/usr/bin:/bin" },
       stdio: ["pipe", "ignore", "inherit"],
     });

@@ -1,6 +1,7 @@
 import { chmod, lchown, lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { RunFailure } from "../run-failure";
+import type { WorkspaceQuota } from "./workspace-quota";
 
 /** Who owns workspaces: the sandbox user (a root host switches to it), or null for the host's own user. */
 export type WorkspaceOwner = { uid: number; gid: number } | null;
@@ -28,13 +29,15 @@ async function chownTree(path: string, owner: { uid: number; gid: number }): Pro
  * Makes a run's workspace ready for a command and returns its real path: the
  * directory `<root>/<workspaceId>`, made when missing, which must still be a
  * directory under the root once every symlink is followed (a symlink that leads
- * out refuses the run: `workspace_invalid`). With a sandbox user it belongs to that
- * user (a workspace made before is handed over once, with what it holds).
+ * out refuses the run: `workspace_invalid`). With a quota it is a file system of its own
+ * (WorkspaceQuota). With a sandbox user it belongs to that user (a workspace made before is
+ * handed over once, with what it holds).
  */
 export async function prepareWorkspace(
   root: string,
   workspaceDir: string,
   owner: WorkspaceOwner,
+  quota: WorkspaceQuota | null = null,
 ): Promise<string> {
   const realRoot = await prepareWorkspaceRoot(root);
   const created = await mkdir(workspaceDir, { mode: 0o700 }).then(
@@ -53,13 +56,15 @@ export async function prepareWorkspace(
       `the workspace ${workspaceDir} cannot be resolved: ${(error as Error).message}`,
     );
   }
-  const info = await stat(real);
-  if (!real.startsWith(realRoot + sep) || !info.isDirectory()) {
+  const found = await stat(real);
+  if (!real.startsWith(realRoot + sep) || !found.isDirectory()) {
     throw new RunFailure(
       "workspace_invalid",
       `the workspace ${workspaceDir} leads to ${real}, which is not a directory under the workspace root ${realRoot}`,
     );
   }
+  await quota?.apply(realRoot, real, owner);
+  const info = quota ? await stat(real) : found;
   if (owner && (created || info.uid !== owner.uid)) await chownTree(real, owner);
   return real;
 }

@@ -1,6 +1,6 @@
 import type { Run } from "@oah/contract";
 import type { HookEvent } from "@oah/core";
-import { type CommandRunner, refusalOf } from "../commands/command-runner";
+import { type CommandRunner, commandValue, refusalOf } from "../commands/command-runner";
 import type { RunJournal } from "../executors/executor";
 
 /** A configured hook (OAH_HOOKS): a command run in the run's workspace, or an HTTP endpoint POSTed JSON. */
@@ -64,15 +64,14 @@ export class HookRunner {
       const refused = refusalOf(commands);
       if (refused) return { output: { command }, error: refused.message };
       let result: Awaited<ReturnType<CommandRunner["run"]>>;
+      // The detail holds the tool's command, which may be large.
+      const passed = commandValue("OAH_HOOK_DETAIL", "hook-detail.json", JSON.stringify(detail));
       try {
         result = await commands.run({
           command,
           workspaceDir: target.workspaceDir,
-          env: {
-            ...this.options.env(target.run),
-            OAH_HOOK_EVENT: event,
-            OAH_HOOK_DETAIL: JSON.stringify(detail),
-          },
+          env: { ...this.options.env(target.run), OAH_HOOK_EVENT: event, ...passed.env },
+          files: [passed.file],
           timeoutMs: limit,
           signal: target.signal,
         });

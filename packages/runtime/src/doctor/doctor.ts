@@ -1,7 +1,14 @@
 import { ConfigError, loadConfig, type OahConfig } from "@oah/config";
 import { type CheckResult, exitCodeOf, formatResult, messageOf } from "./check";
 import { checkDataDir, checkNode, checkPort, checkPostgres, checkRedis, checkSqlite } from "./host-checks";
-import { checkTool, checkTrialSandbox, checkUserNamespaces, needsSandbox } from "./sandbox-checks";
+import {
+  checkStepCgroup,
+  checkTool,
+  checkTrialSandbox,
+  checkUserNamespaces,
+  checkWorkspaceQuota,
+  needsSandbox,
+} from "./sandbox-checks";
 
 /** Where the doctor is asked: `api` is oah-api with its workers (the embedded default), `api-only` without. */
 export type DoctorRole = "api" | "api-only";
@@ -40,6 +47,8 @@ export async function runDoctor(
     report(checkTool("ip", "iproute2: the routes of steps' network", network));
     report(checkUserNamespaces(config));
     report(await checkTrialSandbox(config));
+    report(checkStepCgroup(config));
+    report(await checkWorkspaceQuota(config));
   }
   const code = exitCodeOf(results);
   print(

@@ -5,12 +5,16 @@ import { join } from "node:path";
 import type { OahConfig } from "@oah/config";
 import {
   diagnoseSandbox,
+  findCgroupHome,
   findExecutable,
   prepareWorkspaceRoot,
+  QuotaUnavailable,
   SandboxedCommands,
   SandboxUnavailable,
+  StepCgroups,
   sandboxFacts,
   silentLogger,
+  WorkspaceQuota,
 } from "@oah/engine";
 import { type CheckResult, messageOf } from "./check";
 
@@ -139,6 +143,9 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
       network: config.sandbox.network,
       refusedAddresses: [],
       limits: config.sandbox.limits,
+      cgroups: findCgroupHome().home,
+      // The quota has a check of its own (checkWorkspaceQuota).
+      workspaceMaxBytes: null,
       bounds: { maxOutputBytes: 4_096, stopAfterOutputBytes: 65_536, killGraceMs: 500 },
       liveness: null,
       logger: silentLogger,
@@ -193,5 +200,69 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
     server.close();
     rmSync(trialRoot, { recursive: true, force: true });
     rmSync(secret, { force: true });
+  }
+}
+
+/**
+ * Whether each sandbox gets a cgroup of its own, which caps its memory as a whole (tmpfs
+ * included). Never needed: without one, each process of a command keeps its own limits; advised.
+ */
+export function checkStepCgroup(config: OahConfig): CheckResult {
+  const label = "a cgroup per sandbox";
+  const found = findCgroupHome();
+  if (found.home) {
+    return {
+      label,
+      ok: true,
+      needed: false,
+      detail: new StepCgroups(found.home, config.sandbox.limits).describe(),
+    };
+  }
+  return {
+    label,
+    ok: false,
+    needed: false,
+    advised: true,
+    detail: `not made (${found.cause}): a command's memory is bounded per process only, not for its sandbox as a whole`,
+    fix: found.fix,
+  };
+}
+
+/**
+ * OAH_WORKSPACE_MAX_BYTES: a trial workspace file system made and mounted under the workspace
+ * root when the configuration sets it (needed then); advised when it does not, as a step may
+ * then fill the disk.
+ */
+export async function checkWorkspaceQuota(config: OahConfig): Promise<CheckResult> {
+  const label = "workspace quota (OAH_WORKSPACE_MAX_BYTES)";
+  const maxBytes = config.sandbox.workspaceMaxBytes;
+  if (maxBytes === undefined) {
+    return {
+      label,
+      ok: false,
+      needed: false,
+      advised: true,
+      detail: `none: a step may fill the disk of ${config.workspaceRoot}, and the store's with it`,
+      fix: "set OAH_WORKSPACE_MAX_BYTES (oah as root), or give OAH_WORKSPACE_ROOT a file system of its own",
+    };
+  }
+  const needed = needsSandbox(config);
+  try {
+    const root = await prepareWorkspaceRoot(config.workspaceRoot);
+    await WorkspaceQuota.open(root, maxBytes, {
+      mkfs: findExecutable("mkfs.ext4") ?? "mkfs.ext4",
+      mount: findExecutable("mount") ?? "mount",
+      umount: findExecutable("umount") ?? "umount",
+    });
+    return {
+      label,
+      ok: true,
+      needed,
+      detail: `each workspace a file system of its own of ${maxBytes} bytes (ext4, loop-mounted at its directory): a trial one made and mounted`,
+    };
+  } catch (error) {
+    const diagnosis =
+      error instanceof QuotaUnavailable ? error.diagnosis : { cause: messageOf(error), fix: "see the cause" };
+    return { label, ok: false, needed, detail: diagnosis.cause, fix: diagnosis.fix };
   }
 }

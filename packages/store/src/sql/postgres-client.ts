@@ -4,7 +4,7 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { encodeJson, Rollback, type SqlClient, StoreInUseError } from "./client";
-import { storeUnavailable } from "./errors";
+import { storeError } from "./errors";
 
 const dialect = new PgDialect();
 
@@ -55,7 +55,7 @@ class PostgresConnection implements SqlClient {
       if (name) return await this.namedDb.query({ text, values: params, name: `oah_${name}` });
       return await this.db.query({ text, values: params });
     } catch (error) {
-      throw storeUnavailable(error) ?? error;
+      throw storeError(error) ?? error;
     }
   }
 
@@ -72,7 +72,7 @@ class PostgresConnection implements SqlClient {
     try {
       client = await this.pools.adHoc.connect();
     } catch (error) {
-      throw storeUnavailable(error) ?? error;
+      throw storeError(error) ?? error;
     }
     let broken = false;
     try {
@@ -87,7 +87,7 @@ class PostgresConnection implements SqlClient {
         broken = true;
       }
       if (error instanceof Rollback) return error.value as T;
-      throw storeUnavailable(error) ?? error;
+      throw storeError(error) ?? error;
     } finally {
       client.release(broken);
     }
@@ -168,7 +168,7 @@ export async function openPostgres(url: string, migrationsFolder: string): Promi
     client = await pool.connect();
   } catch (error) {
     await pool.end();
-    throw storeUnavailable(error) ?? error;
+    throw storeError(error) ?? error;
   }
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);

@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { encodeJson, Rollback, type SqlClient, StoreInUseError } from "./client";
+import { storeError } from "./errors";
 
 const dialect = new SQLiteSyncDialect();
 const STATEMENT_CACHE_SIZE = 256;
@@ -78,7 +79,14 @@ class SqliteConnection implements SqlClient {
   ) {}
 
   private exclusive<T>(fn: () => T): Promise<T> {
-    return this.mutex ? this.mutex.lock(async () => fn()) : Promise.resolve().then(fn);
+    const mapped = () => {
+      try {
+        return fn();
+      } catch (error) {
+        throw storeError(error) ?? error;
+      }
+    };
+    return this.mutex ? this.mutex.lock(async () => mapped()) : Promise.resolve().then(mapped);
   }
 
   all<T>(query: SQL): Promise<T[]> {
@@ -107,9 +115,10 @@ class SqliteConnection implements SqlClient {
         this.db.exec("COMMIT");
         return value;
       } catch (error) {
+        // Whatever failed (a statement, the commit on a full disk), nothing of it stays.
         if (this.db.inTransaction) this.db.exec("ROLLBACK");
         if (error instanceof Rollback) return error.value as T;
-        throw error;
+        throw storeError(error) ?? error;
       }
     });
   }

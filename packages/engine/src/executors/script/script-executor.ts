@@ -1,6 +1,6 @@
 import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep } from "../../abort";
-import { refusalOf } from "../../commands/command-runner";
+import { commandValue, refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
 import { callModel } from "../model/model-call";
@@ -87,16 +87,22 @@ export class ScriptExecutor implements Executor {
         return;
       }
       case "shell": {
+        // Results of client tools are available to later steps, by file whatever their size.
+        const results = commandValue(
+          "OAH_TOOL_RESULTS",
+          "tool-results.json",
+          JSON.stringify(state.toolResults),
+        );
         const result = await runShellTool(
           {
             command: step.command,
             timeoutMs: step.timeoutMs,
             allowFailure: step.allowFailure,
             origin: { index },
+            files: [results.file],
           },
           context,
-          // Results of client tools are available to later steps.
-          { ...this.options.shellEnv(context), OAH_TOOL_RESULTS: JSON.stringify(state.toolResults) },
+          { ...this.options.shellEnv(context), ...results.env },
           this.options,
         );
         if (result.failure) throw result.failure;

@@ -1,4 +1,9 @@
-import { type CommandRunner, refusalOf } from "../../commands/command-runner";
+import {
+  type CommandFile,
+  type CommandResult,
+  type CommandRunner,
+  refusalOf,
+} from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext } from "../executor";
 
@@ -16,6 +21,8 @@ export interface ShellCall {
   allowFailure?: boolean;
   /** Where the call comes from (a step index, a model's tool call id), for the record. */
   origin: Record<string, unknown>;
+  /** Files the command finds read-only (the results of client tools). */
+  files?: readonly CommandFile[];
 }
 
 export interface ShellToolResult {
@@ -48,18 +55,40 @@ export async function runShellTool(
   const stepId = await journal.startStep("tool", "shell");
   await journal.event("tool.started", { stepId, tool: "shell", command: call.command, ...call.origin });
   const limit = call.timeoutMs ?? options.toolTimeoutMs;
-  const result = await commands.run({
-    command: call.command,
-    workspaceDir: context.workspaceDir,
-    env,
-    timeoutMs: limit,
-    signal: context.signal,
-    // Streamed into the step while it runs, so that its output can be watched live.
-    onProgress:
-      stepId === null
-        ? undefined
-        : (partial) => void journal.updateStep(stepId, { command: call.command, ...partial }).catch(() => {}),
-  });
+  let result: CommandResult;
+  try {
+    result = await commands.run({
+      command: call.command,
+      workspaceDir: context.workspaceDir,
+      env,
+      files: call.files,
+      timeoutMs: limit,
+      signal: context.signal,
+      // Streamed into the step while it runs, so that its output can be watched live.
+      onProgress:
+        stepId === null
+          ? undefined
+          : (partial) =>
+              void journal.updateStep(stepId, { command: call.command, ...partial }).catch(() => {}),
+    });
+  } catch (error) {
+    // The command did not start (its workspace refused, its process not made: spawn E2BIG,
+    // EAGAIN…): its step ends with why, and the run fails with it, never left running.
+    const failure =
+      error instanceof RunFailure
+        ? error
+        : new RunFailure("tool_failed", `the shell command could not start: ${(error as Error).message}`);
+    if (stepId !== null) {
+      await journal.finishStep(stepId, {
+        status: "failed",
+        output: { command: call.command },
+        errorCode: failure.code,
+        errorMessage: failure.message,
+      });
+    }
+    await journal.event("tool.failed", { stepId, tool: "shell", ...call.origin, errorCode: failure.code });
+    throw failure;
+  }
   const failure = result.timedOut
     ? new RunFailure("tool_timed_out", `the shell command did not finish within ${limit} ms`)
     : result.outputExceeded
