@@ -209,7 +209,10 @@ export function createEngine(options: EngineOptions): RunEngine {
     }),
     audit: new AuditService(store, logger),
     // A process that works no jobs leaves them to those that do: nothing to wake here.
-    bulk: new BulkService(store, bulkJobs ?? { wake: () => {} }),
+    bulk: new BulkService(store, bulkJobs ?? { wake: () => {} }, {
+      owner: hostId,
+      leaseMs: options.leaseTtlMs,
+    }),
     streams: new StreamService({
       store,
       hub: new StreamHub(events),

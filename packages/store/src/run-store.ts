@@ -126,12 +126,13 @@ export type StorageRunFilterQuery = Omit<StorageRunQuery, "after" | "limit">;
 export interface NewBulkJob {
   id: string;
   action: BulkAction;
-  /** The filter as the API took it: kept with the job and shown back. */
+  /** The filter as the API took it: kept with the job, shown back, and matched (storageQueryOf). */
   filter: StorageRunFilters;
-  /** The same, as the store matches it. */
-  query: StorageRunFilterQuery;
   requestedBy: string;
   includeCancelled: boolean;
+  /** Who starts it: it holds the job's lease while the runs matched are written as its items. */
+  owner: string;
+  leaseMs: number;
 }
 
 /** What one chunk of a job did, for the queue and the hosts to be told after it committed. */

@@ -704,15 +704,18 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_${kind.toUpperCase().padEnd(26, "0").slice(0, 26)}`,
       action: "requeue",
       filter: { workspaceId: ws, status: ["failed"] },
-      query: { workspaceId: ws, status: ["failed"] },
       requestedBy: "alice",
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
     expect(job).toMatchObject({ status: "running", total: 4, done: 0, outcomes: {}, requestedBy: "alice" });
     // A run made after the start is not the job's.
+    clock += 1;
     const late = (await store.createRun(newRun("s-bulk-late", { workspaceId: ws }))).run;
 
     expect(await store.runBulkChunk(job.id, "api-1", 2, 10_000, 3)).toBeNull(); // not leased yet
+    expect(await store.runBulkChunk(job.id, "api-0", 2, 10_000, 3)).toBeNull(); // its starter let it go
     expect(await store.leaseBulkJob("api-1", 10_000)).toMatchObject({ id: job.id });
     expect(await store.leaseBulkJob("api-2", 10_000)).toBeNull(); // held
     expect(await store.runBulkChunk(job.id, "api-2", 2, 10_000, 3)).toBeNull();
@@ -763,9 +766,10 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_C${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
       action: "cancel",
       filter: { workspaceId: ws },
-      query: { workspaceId: ws },
       requestedBy: "bob",
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
     await store.leaseBulkJob("api-1", 10_000);
     const chunk = await store.runBulkChunk(job.id, "api-1", 10, 10_000, 3);
@@ -785,9 +789,10 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_A${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
       action: "cancel",
       filter: { workspaceId: ws },
-      query: { workspaceId: ws },
       requestedBy: "bob",
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
     expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted", done: 0 });
     expect(await store.leaseBulkJob("api-1", 10_000)).toBeNull();

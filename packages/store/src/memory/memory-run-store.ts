@@ -90,7 +90,7 @@ import {
   STALE_STEP_FAILURE,
 } from "../run-writes";
 import { encodeJson } from "../sql/client";
-import { type FilterCondition, filterConditions } from "../storage-filters";
+import { type FilterCondition, filterConditions, storageQueryOf } from "../storage-filters";
 import { endEvent, startData } from "../transitions";
 import { compareText, fromJson, MemoryTables, type RunRecord, toJson } from "./tables";
 
@@ -825,10 +825,15 @@ export class MemoryRunStore implements RunStore {
 
   async createBulkJob(input: NewBulkJob): Promise<BulkJob> {
     const now = this.now();
-    const filters = filterConditions(input.query);
+    // Matched at once, in one go: no event loop to share with a statement here.
+    const filters = filterConditions(storageQueryOf(input.filter));
     const runs = [...this.db.runs.values()]
-      .filter((r) =>
-        filters.every((f) => matches(f, (r as unknown as Record<string, string | number | null>)[f.column])),
+      .filter(
+        (r) =>
+          r.created_at <= now &&
+          filters.every((f) =>
+            matches(f, (r as unknown as Record<string, string | number | null>)[f.column]),
+          ),
       )
       .sort((a, b) => a.created_at - b.created_at || compareText(a.id, b.id));
     const items = runs.map((r, i) => ({ position: i + 1, runId: r.id, outcome: null, message: null }));
@@ -870,10 +875,7 @@ export class MemoryRunStore implements RunStore {
     const record = this.db.bulkJobs.get(jobId);
     if (record?.job.status !== "running" || record.leaseOwner !== owner) return null;
     const { job } = record;
-    const pending = this.db.bulkItems
-      .get(jobId)!
-      .filter((i) => i.outcome === null)
-      .slice(0, limit);
+    const pending = this.db.bulkItems.get(jobId)!.slice(job.done, job.done + limit);
     const chunk: BulkChunk = { job, requeued: [], cancelRequested: [], parkedCancelled: [] };
     const request = { by: job.requestedBy, maxAttempts, includeCancelled: record.includeCancelled };
     for (const item of pending) {

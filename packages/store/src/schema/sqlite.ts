@@ -161,6 +161,11 @@ export const bulkJobs = sqliteTable(
     endedAt: integer("ended_at"),
     leaseOwner: text("lease_owner"),
     leaseUntil: integer("lease_until"),
+    /**
+     * 1 while the runs its filter matched are still being written as its items, a page per
+     * transaction (the runs created up to its start): whoever holds its lease goes on with them.
+     */
+    matching: integer("matching").notNull().default(0),
   },
   (t) => [
     index("bulk_jobs_started_idx").on(t.startedAt),
@@ -180,8 +185,9 @@ export const bulkJobItems = sqliteTable(
     message: text("message"),
   },
   (t) => [
+    // Items are done in order, a chunk at a time: the ones to do are those after the job's
+    // `done`, a range of this key (the job's size never enters a chunk's cost).
     primaryKey({ columns: [t.jobId, t.position] }),
-    index("bulk_job_items_pending_idx").on(t.jobId, t.position).where(sql`outcome IS NULL`),
     index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );
