@@ -61,6 +61,7 @@ export const API_ERROR_STATUS = {
   unsupported_media_type: 415,
   request_headers_too_large: 431,
   too_many_attempts: 429,
+  too_many_actions: 429,
   store_unavailable: 503,
   internal_error: 500,
 } as const;
