@@ -98,7 +98,10 @@ export interface Park {
 export type ParkResult = "parked" | "cancel_requested" | "fenced";
 
 export interface ManualRequeueRequest {
+  /** Who asks: the caller (its token's name). */
   by: string;
+  /** The name the caller gave as who asks, kept beside it; null when it gave none. */
+  claimedBy: string | null;
   maxAttempts: number;
   includeCancelled: boolean;
 }
@@ -128,7 +131,9 @@ export interface NewBulkJob {
   action: BulkAction;
   /** The filter as the API took it: kept with the job, shown back, and matched (storageQueryOf). */
   filter: StorageRunFilters;
+  /** Who starts it (the caller), and the name it gave as who asks, beside it. */
   requestedBy: string;
+  claimedBy: string | null;
   includeCancelled: boolean;
   /** Who starts it: it holds the job's lease while the runs matched are written as its items. */
   owner: string;

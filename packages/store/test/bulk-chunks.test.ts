@@ -150,6 +150,7 @@ describe.each(STORE_KINDS)("a bulk job's chunks on %s", (kind) => {
       action,
       filter: { workspaceId: "big", status: [status] },
       requestedBy: "ops",
+      claimedBy: null,
       includeCancelled: false,
       owner: "starter",
       leaseMs: 60_000,
@@ -186,7 +187,14 @@ describe.each(STORE_KINDS)("a bulk job's chunks on %s", (kind) => {
     refuse = (query) => isMatchPage(query) && ++pages === 3;
     const id = `bulk_DIED${kind.toUpperCase()}`.padEnd(31, "0");
     const filter = { workspaceId: "died" };
-    const start = { id, action: "requeue" as const, filter, requestedBy: "ops", includeCancelled: false };
+    const start = {
+      id,
+      action: "requeue" as const,
+      filter,
+      requestedBy: "ops",
+      claimedBy: null,
+      includeCancelled: false,
+    };
     await expect(store.createBulkJob({ ...start, owner: "starter", leaseMs: 1 })).rejects.toThrow(
       /refused by the test/,
     );

@@ -18,11 +18,17 @@ export interface SeededRunCounts {
   input?: unknown;
 }
 
-/** How a dialect writes the run's time (`$2`) and the numbers 1…`last` as `i`. */
+/** How a dialect writes the run's time (`$2`) and the numbers `first`…`last` as `i`. */
 interface Dialect {
   at: string;
-  numbers: (last: string) => string;
+  numbers: (first: string, last: string) => string;
 }
+
+/**
+ * Runs per statement on PostgreSQL: a statement of 100,000 took seconds, and while it is open no
+ * event stream of the same server settles (their snapshots span every database).
+ */
+const POSTGRES_SLICE = 20_000;
 
 /** The recovery metadata of a quarantined run, as recovery writes it. */
 function quarantineMetadata(at: number): string {
@@ -47,8 +53,8 @@ function quarantineMetadata(at: number): string {
 
 /**
  * Runs of workspace `ws` written straight into a store (`<ws>-<i>` sessions, one run each, created a
- * millisecond apart, the last a minute ago): one statement per table, 100,000 runs in a second or
- * two where submissions would take a minute. The store must have been migrated (opened once by oah).
+ * millisecond apart, the last a minute ago): a statement per table (per 20,000 runs on PostgreSQL),
+ * 100,000 runs in a second or two where submissions would take a minute. The store must have been migrated (opened once by oah).
  * Up to 1,000,000 runs a call: their ids are the time of the first and their number.
  */
 export async function loadRuns(target: SeedTarget, ws: string, counts: SeededRunCounts): Promise<void> {
@@ -59,7 +65,8 @@ export async function loadRuns(target: SeedTarget, ws: string, counts: SeededRun
   // The last made a minute ago: every one made before now.
   const at = Date.now() - 60_000 - total;
   // The runs' SELECT for both dialects: `i` is a run's number, and its bounds say its kind.
-  // Parameters: $1 ws, $2 at, $3 failed up to, $4 ended up to, $5 total, $6 quarantined up to, $7 metadata, $8 input.
+  // Parameters: $1 ws, $2 at, $3 failed up to, $4 ended up to, $5 from, $6 quarantined up to, $7 metadata,
+  // $8 input, $9 to.
   const runs = (dialect: Dialect & { input: string; id: string; metadata: string }) => `
     INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, priority, executor, input, status, error_code,
       error_message, created_at, enqueued_at, started_at, ended_at, timeout_ms, worker_id, attempt, recovery_state,
@@ -74,36 +81,37 @@ export async function loadRuns(target: SeedTarget, ws: string, counts: SeededRun
       CASE WHEN i <= $6 THEN 'quarantined' END, CASE WHEN i <= $6 THEN 'max_attempts_exhausted' END,
       CASE WHEN i <= $6 THEN ${dialect.at} + i END, CASE WHEN i <= $6 THEN ${dialect.metadata} ELSE '{}' END,
       ${dialect.at} + i
-    FROM ${dialect.numbers("$5")}`;
-  // Parameters: $1 ws, $2 at, $3 total.
+    FROM ${dialect.numbers("$5", "$9")}`;
+  // Parameters: $1 ws, $2 at, $3 from, $4 to.
   const sessions = (dialect: Dialect) => `
     INSERT INTO sessions (id, last_seq, created_at, updated_at)
-    SELECT $1 || '-' || i, 1, ${dialect.at}, ${dialect.at} FROM ${dialect.numbers("$3")}`;
-  const params = [
+    SELECT $1 || '-' || i, 1, ${dialect.at}, ${dialect.at} FROM ${dialect.numbers("$3", "$4")}`;
+  const runParams = (from: number, to: number) => [
     ws,
     at,
     f,
     c,
-    total,
+    from,
     q,
     quarantineMetadata(at),
     JSON.stringify(counts.input ?? { steps: [] }),
+    to,
   ];
 
   if ("dataDir" in target) {
     const sqlite: Dialect = {
       at: "CAST($2 AS INTEGER)",
-      numbers: (last) =>
-        `(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${last}) SELECT i FROM n)`,
+      numbers: (first, last) =>
+        `(WITH RECURSIVE n(i) AS (SELECT CAST(${first} AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i < ${last}) SELECT i FROM n)`,
     };
     // The same parameters, named: $n becomes @pn, bound from one object.
     const named = (text: string) => text.replace(/\$(\d)/g, "@p$1");
-    const bound = Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
+    const bound = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
     const db = new Database(sqliteFileFor(target.dataDir));
     try {
       db.pragma("busy_timeout = 5000");
       db.transaction(() => {
-        db.prepare(named(sessions(sqlite))).run({ p1: ws, p2: at, p3: total });
+        db.prepare(named(sessions(sqlite))).run(bound([ws, at, 1, total]));
         db.prepare(
           named(
             runs({
@@ -113,7 +121,7 @@ export async function loadRuns(target: SeedTarget, ws: string, counts: SeededRun
               metadata: "$7",
             }),
           ),
-        ).run(bound);
+        ).run(bound(runParams(1, total)));
       })();
     } finally {
       db.close();
@@ -125,18 +133,19 @@ export async function loadRuns(target: SeedTarget, ws: string, counts: SeededRun
   try {
     const postgres: Dialect = {
       at: "$2::bigint",
-      numbers: (last) => `generate_series(1, ${last}::int) AS i`,
+      numbers: (first, last) => `generate_series(${first}::int, ${last}::int) AS i`,
     };
-    await db.query(sessions(postgres), [ws, at, total]);
-    await db.query(
-      runs({
-        ...postgres,
-        input: "$8::jsonb",
-        id: "'run_' || upper(lpad(to_hex($2::bigint * 1000000 + i), 26, '0'))",
-        metadata: "$7::jsonb",
-      }),
-      params,
-    );
+    const insertRuns = runs({
+      ...postgres,
+      input: "$8::jsonb",
+      id: "'run_' || upper(lpad(to_hex($2::bigint * 1000000 + i), 26, '0'))",
+      metadata: "$7::jsonb",
+    });
+    for (let from = 1; from <= total; from += POSTGRES_SLICE) {
+      const to = Math.min(total, from + POSTGRES_SLICE - 1);
+      await db.query(sessions(postgres), [ws, at, from, to]);
+      await db.query(insertRuns, runParams(from, to));
+    }
   } finally {
     await db.end();
   }

@@ -57,13 +57,15 @@ export class BulkService {
     return { matched, outcomes, examples };
   }
 
-  async start(input: BulkActionInput, requestedBy: string): Promise<BulkJob> {
+  /** Starts a job as `caller` asks it; the name its input gives as who asks is kept beside. */
+  async start(input: BulkActionInput, caller: string): Promise<BulkJob> {
     const filter = normalizeFilters(input.filter);
     const job = await this.store.createBulkJob({
       id: newBulkJobId(),
       action: input.action,
       filter,
-      requestedBy,
+      requestedBy: caller,
+      claimedBy: input.requestedBy ?? null,
       includeCancelled: input.includeCancelled,
       ...this.starter,
     });

@@ -541,7 +541,7 @@ export class MemoryRunStore implements RunStore {
 
   private requeueRun(runId: string, request: ManualRequeueRequest): ManualRequeueOutcome {
     const db = this.db;
-    const { by, maxAttempts } = request;
+    const { by, claimedBy, maxAttempts } = request;
     const now = this.now();
     const row = db.runs.get(runId);
     if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` };
@@ -549,7 +549,13 @@ export class MemoryRunStore implements RunStore {
     const status = row.status as RunStatus;
     const check = checkManualRequeue(manualRequeueFacts(row, metadata), request.includeCancelled);
     if (!check.ok) return { runId, ok: false, code: check.code, message: check.message };
-    const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
+    const next = recordManualRequeue(metadata, {
+      from: status,
+      by,
+      claimedBy,
+      at: new Date(now),
+      maxAttempts,
+    });
     // The tail of its session: a fresh position from the session's counter.
     const session = db.sessions.get(row.session_id)!;
     Object.assign(session, { last_seq: session.last_seq + 1, updated_at: now });
@@ -572,7 +578,7 @@ export class MemoryRunStore implements RunStore {
       enqueued_at: now,
       updated_at: now,
     });
-    const data = manualRequeueData(by, status);
+    const data = manualRequeueData(by, claimedBy, status);
     this.recordRequeue(row, now, data);
     return { runId, ok: true, previousStatus: status, queueEntry: entryOf(row) };
   }
@@ -846,6 +852,7 @@ export class MemoryRunStore implements RunStore {
       outcomes: {},
       filter: fromJson(toJson(input.filter)) as BulkJob["filter"],
       requestedBy: input.requestedBy,
+      claimedBy: input.claimedBy,
       startedAt: iso(now),
       endedAt: items.length > 0 ? null : iso(now),
       error: null,
@@ -877,7 +884,12 @@ export class MemoryRunStore implements RunStore {
     const { job } = record;
     const pending = this.db.bulkItems.get(jobId)!.slice(job.done, job.done + limit);
     const chunk: BulkChunk = { job, requeued: [], cancelRequested: [], parkedCancelled: [] };
-    const request = { by: job.requestedBy, maxAttempts, includeCancelled: record.includeCancelled };
+    const request = {
+      by: job.requestedBy,
+      claimedBy: job.claimedBy,
+      maxAttempts,
+      includeCancelled: record.includeCancelled,
+    };
     for (const item of pending) {
       if (job.action === "requeue") {
         const requeue = this.requeueRun(item.runId, request);

@@ -16,6 +16,7 @@ interface JobRow {
   action: string;
   filter: unknown;
   requested_by: string;
+  claimed_by: string | null;
   include_cancelled: number;
   status: string;
   total: number;
@@ -29,7 +30,7 @@ interface JobRow {
 }
 
 const JOB_COLUMNS =
-  sql.raw(`id, action, filter, requested_by, include_cancelled, status, total, done, outcomes,
+  sql.raw(`id, action, filter, requested_by, claimed_by, include_cancelled, status, total, done, outcomes,
   error, started_at, ended_at, lease_owner, matching`);
 
 function decodeJob(row: JobRow, db: SqlClient): BulkJob {
@@ -42,6 +43,7 @@ function decodeJob(row: JobRow, db: SqlClient): BulkJob {
     outcomes: db.decodeJson(row.outcomes) as Record<string, number>,
     filter: db.decodeJson(row.filter) as StorageRunFilters,
     requestedBy: row.requested_by,
+    claimedBy: row.claimed_by,
     startedAt: iso(Number(row.started_at)),
     endedAt: row.ended_at === null ? null : iso(Number(row.ended_at)),
     error: row.error,
@@ -60,10 +62,10 @@ export const MATCH_PAGE = 1_000;
  */
 export async function createBulkJob(ctx: OpContext, job: NewBulkJob): Promise<BulkJob> {
   const now = ctx.now();
-  await ctx.db.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, include_cancelled, status, total,
-      done, outcomes, started_at, lease_owner, lease_until, matching)
-    VALUES (${job.id}, ${job.action}, ${ctx.db.json(job.filter)}, ${job.requestedBy}, ${job.includeCancelled ? 1 : 0},
-      'running', 0, 0, ${ctx.db.json({})}, ${now}, ${job.owner}, ${now + job.leaseMs}, 1)`);
+  await ctx.db.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, claimed_by, include_cancelled,
+      status, total, done, outcomes, started_at, lease_owner, lease_until, matching)
+    VALUES (${job.id}, ${job.action}, ${ctx.db.json(job.filter)}, ${job.requestedBy}, ${job.claimedBy},
+      ${job.includeCancelled ? 1 : 0}, 'running', 0, 0, ${ctx.db.json({})}, ${now}, ${job.owner}, ${now + job.leaseMs}, 1)`);
   for (;;) {
     const matched = await ctx.db.transaction((tx) =>
       matchPage(tx, job.id, job.owner, { leaseMs: job.leaseMs, now: ctx.now(), release: true }),
@@ -187,7 +189,12 @@ export async function runBulkChunk(
     const runIds = items.map((i) => i.run_id);
     const ended: { outcome: string; message: string | null }[] = [];
     if (job.action === "requeue") {
-      const request = { by: job.requested_by, maxAttempts, includeCancelled: job.include_cancelled === 1 };
+      const request = {
+        by: job.requested_by,
+        claimedBy: job.claimed_by,
+        maxAttempts,
+        includeCancelled: Number(job.include_cancelled) === 1,
+      };
       for (const requeue of await requeueRunsIn(tx, runIds, request, now)) {
         if (requeue.ok) chunk.requeued.push(requeue.queueEntry);
         ended.push(

@@ -186,7 +186,10 @@ export const bulkJobs = pgTable(
     id: text("id").primaryKey(),
     action: text("action").notNull(),
     filter: jsonb("filter").notNull(),
+    /** Who started it: the caller's token's name. */
     requestedBy: text("requested_by").notNull(),
+    /** The name the caller gave as who asks (`requestedBy` of its input), kept beside it. */
+    claimedBy: text("claimed_by"),
     includeCancelled: integer("include_cancelled").notNull(),
     status: text("status").notNull(),
     total: integer("total").notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE `bulk_jobs` ADD `claimed_by` text;
