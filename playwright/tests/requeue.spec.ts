@@ -20,19 +20,22 @@ test.describe("requeue", () => {
     await expect(target).toHaveCount(0);
     await expectTableMatchesApi(page, api, { recoveryState: "quarantined" });
 
-    // Its fourth execution leaves the sandbox alive: the run completes.
+    // Its fourth execution leaves the sandbox alive: the run completes. Who asked is the
+    // console's token, and nobody else is claimed.
     const done = await oah.wait(runId, { timeoutMs: 45_000 });
+    const { actor } = (await api.get<{ actor: { name: string } }>("/api/v1/auth/whoami")).body;
     expect(done).toMatchObject({
       status: "completed",
       output: "survived",
       attempt: 4,
-      metadata: { recovery: { strategy: "manual", manualRequeueCount: 1, lastManualRequeueBy: "console" } },
+      metadata: { recovery: { strategy: "manual", manualRequeueCount: 1, lastManualRequeueBy: actor.name } },
     });
+    expect(done.metadata.recovery).not.toHaveProperty("lastManualRequeueClaimedBy");
 
     await page.goto(`/runs/${runId}`);
     await expect(page.getByTestId("run-status")).toHaveText("completed");
     await expect(page.getByRole("region", { name: "Recovery" })).toContainText("manual requeues");
-    await expect(page.getByRole("region", { name: "Recovery" })).toContainText("by console");
+    await expect(page.getByRole("region", { name: "Recovery" })).toContainText(`by ${actor.name}`);
   });
 
   test("bulk: per-item results show the successes and the API's error codes", async ({

@@ -51,7 +51,11 @@ describe.each(STORE_KINDS)("operators' API on %s", (kind) => {
     expect(again).toMatchObject({
       attempt: 2,
       recoveryState: "requeued",
-      metadata: { recoveryAttempts: 0, recovery: { manualRequeueCount: 1, lastManualRequeueBy: "ops" } },
+      // Who asked is the caller (the loopback default's `local`); the name it gave is beside.
+      metadata: {
+        recoveryAttempts: 0,
+        recovery: { manualRequeueCount: 1, lastManualRequeueBy: "local", lastManualRequeueClaimedBy: "ops" },
+      },
     });
     await t.oah.cancel(recovered.id);
     expect((await t.oah.wait(recovered.id)).status).toBe("cancelled");

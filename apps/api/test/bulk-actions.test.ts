@@ -1,5 +1,5 @@
 import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
-import { loadQuarantinedRuns, waitFor } from "@oah/testing";
+import { loadRuns, waitFor } from "@oah/testing";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -21,6 +21,48 @@ async function call<T>(t: ApiUnderTest, method: string, path: string, body?: unk
   return { status: response.status, body: (await response.json()) as T };
 }
 
+/**
+ * The process's longest event-loop delay (ms) since it was last asked: prom-client's gauge, read
+ * from /metrics, which starts its histogram over at each read.
+ */
+async function loopDelayMax(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return 1_000 * Number(/^oah_process_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]);
+}
+
+/** Latencies of /healthz asked one after another, every few ms, until stopped; and the loop's longest delay. */
+function pollHealth(url: string) {
+  const latencies: number[] = [];
+  const reset = loopDelayMax(url);
+  let stopped = false;
+  let refused = 0;
+  const polling = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      const answer = await fetch(`${url}/healthz`).catch(() => null);
+      if (answer?.status === 200) latencies.push(performance.now() - started);
+      else refused++;
+      await answer?.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all([polling, reset]);
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const p99 = sorted[Math.floor(sorted.length * 0.99)]!;
+      return {
+        count: sorted.length,
+        refused,
+        p99,
+        max: sorted.at(-1)!,
+        loopDelayMax: await loopDelayMax(url),
+      };
+    },
+  };
+}
+
 describe("bulk actions by filter", () => {
   let t: ApiUnderTest | undefined;
   afterEach(async () => {
@@ -39,7 +81,11 @@ describe("bulk actions by filter", () => {
     });
     const api = t;
     const url = api.env.OAH_DATABASE_URL!;
-    await loadQuarantinedRuns(url, "bulk-ws", { quarantined: 20_000, plainFailed: 300, completed: 200 });
+    await loadRuns({ databaseUrl: url }, "bulk-ws", {
+      quarantined: 20_000,
+      plainFailed: 300,
+      completed: 200,
+    });
     const filter = { workspaceId: "bulk-ws", status: ["failed", "completed"] };
 
     // The quarantined runs are one dead-letter group; the failures recovery never touched are none.
@@ -159,6 +205,87 @@ describe("bulk actions by filter", () => {
     ).toEqual({
       groups: [],
     });
+  }, 300_000);
+
+  it("cancels 100,000 queued runs on SQLite at its configured rate, six dry runs and the job leaving /healthz answering within 50 ms (p99)", async () => {
+    const RUNS = 100_000;
+    const RATE = 5_000;
+    t = await startApi("sqlite", {
+      OAH_BULK_RUNS_PER_SECOND: String(RATE),
+      OAH_LOG_LEVEL: "info",
+      ...NO_WORKERS,
+    });
+    const api = t;
+    // The runs written into the store while no process has it, then an oah-api that owns them.
+    await api.api.stop();
+    // The pool's one worker takes one and keeps it: the others stay queued.
+    const input = { steps: [{ type: "sleep", ms: 600_000 }] };
+    await loadRuns({ dataDir: api.place.dataDir }, "backlog", { queued: RUNS, input });
+    await api.restart();
+    await waitFor("the queue refilled", async () => api.api.output().includes("put into the queue"), 60_000);
+    const filter = { workspaceId: "backlog" };
+
+    const dryRuns = pollHealth(api.api.url);
+    const dry = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call<BulkDryRun>(api, "POST", "/api/v1/bulk-actions", { action: "cancel", filter, dryRun: true }),
+      ),
+    );
+    const whileDry = await dryRuns.stop();
+    const executing = dry[0]!.body.outcomes.cancel_requested ?? 0;
+    expect(executing).toBeLessThanOrEqual(1);
+    const outcomes = { cancelled: RUNS - executing, ...(executing ? { cancel_requested: executing } : {}) };
+    for (const answer of dry) expect(answer.body).toMatchObject({ matched: RUNS, outcomes });
+
+    const working = pollHealth(api.api.url);
+    const started = await call<{ job: BulkJob }>(api, "POST", "/api/v1/bulk-actions", {
+      action: "cancel",
+      filter,
+    });
+    expect(started.status).toBe(202);
+    expect(started.body.job).toMatchObject({ status: "running", total: RUNS });
+    const { id } = started.body.job;
+    // How far the job is, once a second: its rate is measured from its first chunk to its end.
+    const samples: { at: number; done: number }[] = [];
+    const ended = await waitFor(
+      "the job to end",
+      async () => {
+        const job = (await call<BulkJob>(api, "GET", `/api/v1/bulk-actions/${id}`)).body;
+        samples.push({ at: performance.now(), done: job.done });
+        return job.status !== "running" && job;
+      },
+      5 * (RUNS / RATE) * 1_000,
+      1_000,
+    );
+    const whileWorking = await working.stop();
+    expect(ended).toMatchObject({ status: "completed", done: RUNS });
+    // Every run ended where it waited, but the few the worker took meanwhile, asked to stop.
+    const { cancelled = 0, cancel_requested: asked = 0, ...others } = ended.outcomes;
+    expect([cancelled + asked, others]).toEqual([RUNS, {}]);
+    const first = samples.find((s) => s.done > 0)!;
+    const last = samples.at(-1)!;
+    const rate = (last.done - first.done) / ((last.at - first.at) / 1_000);
+    console.log(
+      `bulk cancel of ${RUNS} runs on SQLite: ${Math.round(rate)} runs/s (configured ${RATE}), ${asked} executing; /healthz p99 ` +
+        `${whileDry.p99.toFixed(1)} ms (max ${whileDry.max.toFixed(1)}, ${whileDry.count} probes, longest loop delay ` +
+        `${whileDry.loopDelayMax.toFixed(1)} ms) during six dry runs, ${whileWorking.p99.toFixed(1)} ms (max ` +
+        `${whileWorking.max.toFixed(1)}, ${whileWorking.count} probes, longest loop delay ` +
+        `${whileWorking.loopDelayMax.toFixed(1)} ms) during the job`,
+    );
+    // At its rate, not above it; below it by no more than a loaded machine's share.
+    expect(rate).toBeLessThanOrEqual(RATE * 1.1);
+    expect(rate).toBeGreaterThanOrEqual(RATE * 0.5);
+    expect([whileDry.refused, whileWorking.refused]).toEqual([0, 0]);
+    expect(whileDry.count).toBeGreaterThan(20);
+    expect(whileDry.p99).toBeLessThan(50);
+    expect(whileWorking.count).toBeGreaterThan(200);
+    expect(whileWorking.p99).toBeLessThan(50);
+    const left = await call<{ items: unknown[] }>(
+      api,
+      "GET",
+      "/api/v1/storage/runs?workspaceId=backlog&status=queued&limit=1",
+    );
+    expect(left.body.items).toEqual([]);
   }, 300_000);
 
   it("cancels by filter, stops where it is when aborted, and refuses what it does not understand", async () => {

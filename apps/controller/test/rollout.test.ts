@@ -39,7 +39,8 @@ describe("a rolling restart", () => {
       .toBe("done");
     const submitted = await load.stop();
 
-    expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "test" });
+    // Asked by the caller (the loopback default's `local`); the name the call gave is only beside it.
+    expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "local", claimedBy: "test" });
     expect(rollout!.steps.map((s) => s.hostId).sort()).toEqual([...before].sort());
     expect(rollout!.steps.every((s) => s.state === "replaced" && s.replacementId !== null)).toBe(true);
     await expect

@@ -4,7 +4,7 @@
 // letters in the store, no job). The workers' throughput is every run they complete per
 // second while the measured runs drain, requeued ones included: what the job's writes
 // leave them of the store.
-import { loadQuarantinedRuns, waitFor } from "@oah/testing";
+import { loadRuns, waitFor } from "@oah/testing";
 import pg from "pg";
 import { log } from "../log";
 import type { OahSplit } from "../peers/oah-split";
@@ -64,7 +64,7 @@ async function drain(peer: OahSplit, shape: BulkShape, withJob: boolean) {
   await peer.setup();
   try {
     await peer.submitBulk(measured);
-    await loadQuarantinedRuns(peer.databaseUrl(), WORKSPACE, { quarantined: shape.quarantined });
+    await loadRuns({ databaseUrl: peer.databaseUrl() }, WORKSPACE, { quarantined: shape.quarantined });
     let jobId: string | undefined;
     if (withJob) {
       const response = await fetch(`${peer.apiUrl()}/api/v1/bulk-actions`, {

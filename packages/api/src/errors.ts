@@ -80,3 +80,10 @@ export function toTrpcError(error: OahError): TRPCError {
     cause: error,
   });
 }
+
+/** When a refused caller may come back, in seconds (its `Retry-After`): for the refusals that say. */
+export function retryAfterOf(error: unknown): number | null {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  const seconds = cause instanceof OahError ? cause.details?.retryAfterSeconds : undefined;
+  return typeof seconds === "number" ? seconds : null;
+}

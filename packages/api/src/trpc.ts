@@ -10,7 +10,7 @@ import type {
   StreamService,
 } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
-import { auditedCall } from "./audited-call";
+import { auditedCall, boundedMessage } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
 
 /** How often an idle event stream gets a keep-alive comment (SPEC §12: 15 s). */
@@ -87,6 +87,25 @@ function unauthorized(actor: Actor, meta: ProcedureMeta | undefined, path: strin
   );
 }
 
+const auditActionOf = (audit: NonNullable<ProcedureMeta["audit"]>, input: unknown): AuditAction =>
+  typeof audit === "function" ? audit(input) : audit;
+
+/**
+ * An audited call past its caller's share of audited actions (AuditService.admit): refused
+ * with 429 `too_many_actions` and when to come back, before anything else, and not recorded.
+ */
+function overRate(ctx: ApiContext, meta: ProcedureMeta | undefined, input: unknown): OahError | null {
+  if (!meta?.audit) return null;
+  const waitMs = ctx.audit.admit(ctx.actor, auditActionOf(meta.audit, input));
+  if (waitMs === 0) return null;
+  const retryAfterSeconds = Math.ceil(waitMs / 1_000);
+  return new OahError(
+    "too_many_actions",
+    `${ctx.actor.name} made more audited actions than a minute allows: try again in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
+}
+
 /**
  * An operator action (a procedure with an `audit` name) is recorded once it has ended, as it
  * was asked and as it ended: done, refused (its role, its input) or failed.
@@ -104,10 +123,9 @@ async function recordAction(
     : {
         ok: false as const,
         errorCode: toApiError(ended.error).body.error.code,
-        message: ended.error.message,
+        message: boundedMessage(ended.error.message),
       };
-  const action = typeof meta.audit === "function" ? meta.audit(input) : meta.audit;
-  const call = auditedCall(action, input);
+  const call = auditedCall(auditActionOf(meta.audit, input), input);
   if (call.target === null && ended.ok && meta.auditTarget)
     call.target = meta.auditTarget(ended.data as never);
   await ctx.audit.record(ctx.actor, call, outcome);
@@ -116,11 +134,13 @@ async function recordAction(
 /**
  * What every procedure goes through, as one middleware: tRPC copies a call's options at each
  * level of middleware, and four levels (one per check) took about a fifth of what oah-api
- * could answer of single submissions (bench (i)). In order: the caller's role, the input's
- * exactness, the call; an operator action (a procedure with an `audit` name) is recorded once
+ * could answer of single submissions (bench (i)). In order: the caller's share of audited
+ * actions, the caller's role, the input's exactness, the call; an operator action (a procedure with an `audit` name) is recorded once
  * it has ended; domain errors keep their status and code through tRPC.
  */
 const guarded = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
+  const limited = overRate(ctx, meta, await getRawInput());
+  if (limited) throw toTrpcError(limited);
   const refused = unauthorized(ctx.actor, meta, path) ?? inexactInput(await getRawInput());
   if (refused) {
     await recordAction(ctx, meta, getRawInput, { ok: false, error: refused });

@@ -24,7 +24,10 @@ import type { Actor, BulkAction, JamKind } from "@oah/core";
 import { type Request, seg } from "./transport";
 
 export interface RequeueOptions {
-  /** Who asks (recorded as the run's `lastManualRequeueBy`); the caller's token's name without it. */
+  /**
+   * Who the caller says asks: kept beside the caller (`lastManualRequeueClaimedBy`, the events'
+   * `claimedBy`); `lastManualRequeueBy` is always the token's name.
+   */
   requestedBy?: string;
   /** Also start again a run whose cancel was requested. */
   includeCancelled?: boolean;
@@ -37,7 +40,7 @@ export type StorageRunsQuery = Partial<StorageRunFilters> & { limit?: number; cu
 export interface BulkActionRequest {
   action: BulkAction;
   filter: Partial<StorageRunFilters>;
-  /** Who asks (recorded with each requeue); the caller's token by default. */
+  /** Who the caller says asks: the job's `claimedBy`, beside its `requestedBy` (the token's name). */
   requestedBy?: string;
   /** Requeue runs whose cancel was requested too. */
   includeCancelled?: boolean;
@@ -94,6 +97,7 @@ export interface OahAdminCalls {
   /** Cordons a host and lets its runs end for `OAH_DRAIN_TIMEOUT_MS`; recovery takes those left, and the host ends `drained`. */
   drain(hostId: string): Promise<HostOrderAccepted>;
   /** Asks the leading `oah-controller` for a rolling restart of the sandboxes. */
+  /** `requestedBy`: who the caller says asks, the rollout's `claimedBy` beside the token's name. */
   rollout(options?: { requestedBy?: string }): Promise<{ rolloutId: string }>;
   rolloutProgress(rolloutId: string): Promise<Rollout>;
 }

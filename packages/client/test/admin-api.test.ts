@@ -48,7 +48,13 @@ describe("@oah/client's operator calls against an embedded oah-api", () => {
     await client.wait(sleeping.id, { until: ["running"], timeoutMs: 20_000, intervalMs: 50 });
     const filter = { sessionId: "ops:d" };
     const job = await client.startBulkAction({ action: "cancel", filter, requestedBy: "ops-lead" });
-    expect(job).toMatchObject({ action: "cancel", total: 3, filter, requestedBy: "ops-lead" });
+    expect(job).toMatchObject({
+      action: "cancel",
+      total: 3,
+      filter,
+      requestedBy: "admin",
+      claimedBy: "ops-lead",
+    });
     const done = await waitFor("the bulk job's end", async () => {
       const j = await client.getBulkAction(job.id);
       return j.status !== "running" && j;

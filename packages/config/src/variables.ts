@@ -248,6 +248,11 @@ export const OAH_VARIABLES = {
     default: 90,
     description: "how long the audit log keeps an operator action, in days; `0` for ever",
   }),
+  auditActionsPerMinute: api("OAH_AUDIT_ACTIONS_PER_MINUTE", int(1, 60_000), {
+    default: 60,
+    description:
+      "the operator actions (and console sign-ins) one token may make a minute on one API process, at once or spread; past it 429 `too_many_actions`, unrecorded",
+  }),
   bulkRunsPerSecond: store("OAH_BULK_RUNS_PER_SECOND", int(1, 100_000), {
     default: 500,
     description:

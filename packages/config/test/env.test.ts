@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       recoveryStrategy: "fail",
       workersMin: 2,
       workersMax: 16,
+      auditActionsPerMinute: 60,
       claimAheadRunMs: 5,
       fairShare: { weights: {}, caps: {} },
       streamCaps: { total: 1_000, perAddress: 250, perCaller: 100 },
@@ -47,6 +48,13 @@ describe("loadConfig", () => {
       { claimAheadRunMs: 199 },
     ],
     ["commands turned off", { OAH_SHELL: "off" }, { shell: "off" }],
+    [
+      "the audited actions a token may make a minute",
+      { OAH_AUDIT_ACTIONS_PER_MINUTE: "600" },
+      {
+        auditActionsPerMinute: 600,
+      },
+    ],
     [
       "a Redis Cluster, which makes recovery requeue running runs as one Redis does",
       { OAH_REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-2:7001,[::1]:7002" },
@@ -214,6 +222,7 @@ describe("loadConfig", () => {
       /OAH_WORKERS_MIN \(9\) is above/,
     ],
     ["a port that is not a number", { OAH_PORT: "http" }, /OAH_PORT/],
+    ["no audited action a minute", { OAH_AUDIT_ACTIONS_PER_MINUTE: "0" }, /OAH_AUDIT_ACTIONS_PER_MINUTE/],
     [
       "weights that are not JSON",
       { OAH_WORKSPACE_WEIGHTS: "team-a=3" },

@@ -61,6 +61,10 @@ export interface StorageOverview {
 /** The filters of the Storage list: what a bulk action acts on. */
 export const storageFilterInput = listStorageRunsInput.omit({ limit: true, cursor: true });
 
+/**
+ * Who the caller says asks: kept beside the caller as `lastManualRequeueClaimedBy` and the
+ * events' `claimedBy`, never instead of it (the record names the caller's token).
+ */
 const requestedBy = z.string().trim().min(1).max(128);
 
 /** A run someone asked to cancel starts again only when the operator says so: `includeCancelled`. */
@@ -68,7 +72,6 @@ const includeCancelled = z.boolean().default(false);
 
 export const requeueRunInput = z.strictObject({
   runId: runIdSchema,
-  /** Who asks (recorded as `lastManualRequeueBy`); default "api". */
   requestedBy: requestedBy.optional(),
   includeCancelled,
 });

@@ -12,7 +12,10 @@ export const bulkActionInput = z.strictObject({
   action: z.enum(BULK_ACTIONS),
   filter: storageFilterInput,
   dryRun: z.boolean().default(false),
-  /** Who asks (recorded with each requeue); the caller's token by default. */
+  /**
+   * Who the caller says asks: kept beside the caller (`claimedBy`, with each requeue too), never
+   * instead of it; the job and its requeues name the caller's token as who asked.
+   */
   requestedBy: z.string().trim().min(1).max(128).optional(),
   /** Requeue runs whose cancel was requested too (as a single requeue's `includeCancelled`). */
   includeCancelled: z.boolean().default(false),
@@ -36,7 +39,10 @@ export interface BulkJob {
   done: number;
   outcomes: Record<string, number>;
   filter: StorageRunFilters;
+  /** Who started it: the caller's token's name (`local` without tokens). */
   requestedBy: string;
+  /** The name the caller gave as who asks (its `requestedBy`), if any: its word, beside the fact. */
+  claimedBy: string | null;
   startedAt: string;
   endedAt: string | null;
   /** Why a failed job failed. */

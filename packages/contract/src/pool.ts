@@ -174,6 +174,7 @@ export interface HostOrderAccepted {
 }
 
 export const rolloutInput = z.strictObject({
+  /** Who the caller says asks: kept as `claimedBy`, beside the caller. */
   requestedBy: z.string().trim().min(1).max(128).optional(),
 });
 export type RolloutInput = z.infer<typeof rolloutInput>;
@@ -194,7 +195,10 @@ export interface RolloutStep {
 export interface Rollout {
   rolloutId: string;
   state: RolloutState;
+  /** Who asked: the caller's token's name (null in a rollout asked before it was recorded). */
   requestedBy: string | null;
+  /** The name the caller gave as who asks, beside it. */
+  claimedBy?: string | null;
   requestedAt: number;
   startedAt: number | null;
   finishedAt: number | null;

@@ -1,8 +1,9 @@
 /**
- * How fast one client may fail: a token bucket of failed attempts (wrong bearer tokens,
- * refused sign-ins). A client holds `burst` attempts; each failure takes one; one comes
- * back every `refillEveryMs`. With none left, the client is refused at once, without its
- * token being looked at, until one has come back. Successes cost nothing.
+ * How fast one client may try something: a token bucket of attempts (wrong bearer tokens and
+ * refused sign-ins, which count only when they fail; operator actions, which all count). A
+ * client holds `burst` attempts; each counted attempt takes one; one comes back every
+ * `refillEveryMs`. With none left, the client is refused at once, without its token or its
+ * call being looked at, until one has come back.
  */
 export interface AttemptPolicy {
   burst: number;
@@ -69,6 +70,13 @@ export class AttemptLimiter {
   /** 0 when the client may try now; else the milliseconds until it may. */
   retryAfterMs(client: string, now = Date.now()): number {
     return retryAfterMs(this.buckets.get(client), now, this.policy);
+  }
+
+  /** Counts an attempt the client may make now and answers 0; else the milliseconds until it may. */
+  take(client: string, now = Date.now()): number {
+    const wait = this.retryAfterMs(client, now);
+    if (wait === 0) this.failed(client, now);
+    return wait;
   }
 
   failed(client: string, now = Date.now()): void {

@@ -63,6 +63,7 @@ export const API_ERROR_STATUS = {
   request_headers_too_large: 431,
   too_many_attempts: 429,
   too_many_streams: 429,
+  too_many_actions: 429,
   store_unavailable: 503,
   disk_full: 503,
   internal_error: 500,

@@ -37,7 +37,10 @@ export interface RecoveryRecord {
   reason: RecoveryReason;
   manualRequeueCount: number;
   lastManualRequeueAt: string | null;
+  /** Who asked for the last manual requeue: the caller's token's name (`local` without tokens). */
   lastManualRequeueBy: string | null;
+  /** The name that caller gave as who asks (`requestedBy`), when it gave one: its word, not a fact. */
+  lastManualRequeueClaimedBy?: string;
   deadLetter?: DeadLetter;
 }
 
@@ -130,6 +133,7 @@ export function recordRecovery(
     manualRequeueCount: previous?.manualRequeueCount ?? 0,
     lastManualRequeueAt: previous?.lastManualRequeueAt ?? null,
     lastManualRequeueBy: previous?.lastManualRequeueBy ?? null,
+    ...claimedBy(previous?.lastManualRequeueClaimedBy),
   };
   if (decision.state === "quarantined")
     recovery.deadLetter = { status: "quarantined", reason: decision.reason, at };
@@ -200,10 +204,16 @@ export function checkManualRequeue(run: ManualRequeueFacts, includeCancelled = f
   return { ok: true };
 }
 
-/** The metadata of a manual requeue: a fresh automatic budget, the dead letter lifted, who and when recorded. */
+/** The name a caller claimed, as a record keeps it: only when there is one. */
+const claimedBy = (name: string | null | undefined) => (name ? { lastManualRequeueClaimedBy: name } : {});
+
+/**
+ * The metadata of a manual requeue: a fresh automatic budget, the dead letter lifted, who asked
+ * (the caller), the name it gave beside it, and when recorded.
+ */
 export function recordManualRequeue(
   metadata: RunMetadata,
-  ctx: { from: RunStatus; by: string; at: Date; maxAttempts: number },
+  ctx: { from: RunStatus; by: string; claimedBy: string | null; at: Date; maxAttempts: number },
 ): RunMetadata {
   const previous = metadata.recovery;
   const at = ctx.at.toISOString();
@@ -219,6 +229,7 @@ export function recordManualRequeue(
     manualRequeueCount: (previous?.manualRequeueCount ?? 0) + 1,
     lastManualRequeueAt: at,
     lastManualRequeueBy: ctx.by,
+    ...claimedBy(ctx.claimedBy),
   };
   return { ...metadata, recoveryAttempts: 0, recovery };
 }

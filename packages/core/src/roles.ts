@@ -77,3 +77,12 @@ export const AUDIT_ACTIONS = [
   "console.sign_out",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * The audited calls a run's own client makes (its cancel, a tool's result): traffic like its
+ * submission, small entries, and as many as the runs need. Every other audited action is
+ * limited per minute for each token (OAH_AUDIT_ACTIONS_PER_MINUTE, docs/spec.md §13).
+ */
+const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set(["run.cancel", "run.tool_result"]);
+
+export const auditRateLimited = (action: AuditAction): boolean => !RUN_CLIENT_ACTIONS.has(action);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type AttemptBucket,
+  AttemptLimiter,
   type AttemptPolicy,
   afterFailure,
   isVariedSecret,
@@ -26,6 +27,15 @@ describe("failed attempts per client", () => {
     ["a long pause refills the burst, not more", [0, 0, 0], 60_000, 0],
   ] as const)("%s: failures at %j, asked at %i → retry after %i ms", (_name, times, now, expected) => {
     expect(retryAfterMs(failures(...times), now, policy)).toBe(expected);
+  });
+
+  it("takes an attempt only while the client has one: a refused one costs nothing", () => {
+    const limiter = new AttemptLimiter(policy);
+    expect([0, 0, 0, 0].map((at) => limiter.take("ops", at))).toEqual([0, 0, 0, 1_000]);
+    expect(limiter.take("ops", 999)).toBe(1);
+    expect(limiter.take("ops", 1_000)).toBe(0);
+    expect(limiter.take("ops", 1_000)).toBe(1_000);
+    expect(limiter.take("other", 1_000)).toBe(0);
   });
 
   it("refills whole attempts and keeps the part of a refill already waited", () => {

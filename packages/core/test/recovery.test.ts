@@ -180,7 +180,13 @@ describe("manual requeue", () => {
       by: "host-a",
       at,
     });
-    const after = recordManualRequeue(quarantined, { from: "failed", by: "alice", at, maxAttempts: 3 });
+    const after = recordManualRequeue(quarantined, {
+      from: "failed",
+      by: "alice",
+      claimedBy: "ada-admin",
+      at,
+      maxAttempts: 3,
+    });
     expect(after.recoveryAttempts).toBe(0);
     expect(after.recovery).toMatchObject({
       state: "requeued",
@@ -189,14 +195,21 @@ describe("manual requeue", () => {
       reason: "manual_operator_requeue",
       manualRequeueCount: 1,
       lastManualRequeueBy: "alice",
+      lastManualRequeueClaimedBy: "ada-admin",
       lastManualRequeueAt: at.toISOString(),
       lastRecoveredBy: "host-a",
       lastOutcome: { from: "failed", to: "queued" },
     });
     expect(after.recovery).not.toHaveProperty("deadLetter");
-    expect(
-      recordManualRequeue(after, { from: "failed", by: "bob", at, maxAttempts: 3 }).recovery
-        ?.manualRequeueCount,
-    ).toBe(2);
+    // The next requeue's caller claims nobody: the last claim is not its.
+    const again = recordManualRequeue(after, {
+      from: "failed",
+      by: "bob",
+      claimedBy: null,
+      at,
+      maxAttempts: 3,
+    });
+    expect(again.recovery?.manualRequeueCount).toBe(2);
+    expect(again.recovery).not.toHaveProperty("lastManualRequeueClaimedBy");
   });
 });

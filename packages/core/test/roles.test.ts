@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ABILITIES, type Ability, may, ROLES, type Role } from "../src";
+import { ABILITIES, type Ability, AUDIT_ACTIONS, auditRateLimited, may, ROLES, type Role } from "../src";
 
 // Role by role, every ability (docs/spec.md §13): what each may do, and nothing more.
 const TABLE: Record<Role, readonly Ability[]> = {
@@ -23,4 +23,16 @@ describe("roles", () => {
       for (const role of ROLES) if (may(role, ability)) expect(may("admin", ability)).toBe(true);
     }
   });
+});
+
+describe("the audited actions a token may make a minute", () => {
+  // A run's own client (its cancel, its tool results) makes as many as its runs need.
+  const UNLIMITED = ["run.cancel", "run.tool_result"];
+
+  it.each(AUDIT_ACTIONS.map((action) => [action, !UNLIMITED.includes(action)] as const))(
+    "%s: limited %s",
+    (action, limited) => {
+      expect(auditRateLimited(action)).toBe(limited);
+    },
+  );
 });

@@ -81,6 +81,8 @@ export interface EngineOptions {
   runTimeoutMs: number;
   /** An API process works the store's bulk jobs, at most this many runs a second; null: it does not. */
   bulkRunsPerSecond: number | null;
+  /** The audited actions one token may make a minute here, but a run client's (OAH_AUDIT_ACTIONS_PER_MINUTE). */
+  auditActionsPerMinute: number;
   /** How runs wait for a client's tool result (OAH_WAIT_MODE); `park` by default. */
   waitMode?: WaitMode;
   heartbeatIntervalMs: number;
@@ -207,9 +209,12 @@ export function createEngine(options: EngineOptions): RunEngine {
       workload: () => fleetWorkload(store, queue),
       logger,
     }),
-    audit: new AuditService(store, logger),
+    audit: new AuditService(store, logger, options.auditActionsPerMinute),
     // A process that works no jobs leaves them to those that do: nothing to wake here.
-    bulk: new BulkService(store, bulkJobs ?? { wake: () => {} }),
+    bulk: new BulkService(store, bulkJobs ?? { wake: () => {} }, {
+      owner: hostId,
+      leaseMs: options.leaseTtlMs,
+    }),
     streams: new StreamService({
       store,
       hub: new StreamHub(events),

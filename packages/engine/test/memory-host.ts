@@ -178,6 +178,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     liveness: null,
     runTimeoutMs: 60_000,
     bulkRunsPerSecond: 1_000,
+    auditActionsPerMinute: 60,
     waitMode: options.waitMode ?? "hold",
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),

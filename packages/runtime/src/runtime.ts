@@ -217,6 +217,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     runTimeoutMs: config.runTimeoutMs,
     // The API processes work the bulk jobs; worker hosts keep to runs.
     bulkRunsPerSecond: role === "sandbox" ? null : config.bulkRunsPerSecond,
+    auditActionsPerMinute: config.auditActionsPerMinute,
     waitMode: config.waitMode,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.

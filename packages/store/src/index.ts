@@ -5,3 +5,4 @@ export type * from "./run-store";
 export { StoreInUseError } from "./sql/client";
 export { postgresVersion } from "./sql/server-version";
 export { SqlRunStore, type SqlRunStoreOptions } from "./sql-run-store";
+export { storageQueryOf } from "./storage-filters";

@@ -105,7 +105,10 @@ export interface Park {
 export type ParkResult = "parked" | "cancel_requested" | "fenced";
 
 export interface ManualRequeueRequest {
+  /** Who asks: the caller (its token's name). */
   by: string;
+  /** The name the caller gave as who asks, kept beside it; null when it gave none. */
+  claimedBy: string | null;
   maxAttempts: number;
   includeCancelled: boolean;
 }
@@ -133,12 +136,15 @@ export type StorageRunFilterQuery = Omit<StorageRunQuery, "after" | "limit">;
 export interface NewBulkJob {
   id: string;
   action: BulkAction;
-  /** The filter as the API took it: kept with the job and shown back. */
+  /** The filter as the API took it: kept with the job, shown back, and matched (storageQueryOf). */
   filter: StorageRunFilters;
-  /** The same, as the store matches it. */
-  query: StorageRunFilterQuery;
+  /** Who starts it (the caller), and the name it gave as who asks, beside it. */
   requestedBy: string;
+  claimedBy: string | null;
   includeCancelled: boolean;
+  /** Who starts it: it holds the job's lease while the runs matched are written as its items. */
+  owner: string;
+  leaseMs: number;
 }
 
 /** What one chunk of a job did, for the queue and the hosts to be told after it committed. */

@@ -95,10 +95,11 @@ export const STALE_STEP_FAILURE = {
 /** The system step that records a requeue, with the data of its events as output. */
 export const REQUEUE_STEP = { kind: "system", name: "run.requeued", status: "completed" } as const;
 
-/** The data of an operator's requeue events. */
-export const manualRequeueData = (by: string, from: RunStatus) => ({
+/** The data of an operator's requeue events: who asked (the caller), and the name it gave, if any. */
+export const manualRequeueData = (by: string, claimedBy: string | null, from: RunStatus) => ({
   reason: "manual_operator_requeue",
   requestedBy: by,
+  ...(claimedBy ? { claimedBy } : {}),
   from,
 });
 

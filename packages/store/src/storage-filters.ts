@@ -1,3 +1,4 @@
+import type { StorageRunFilters } from "@oah/contract";
 import type { StorageRunFilterQuery, StorageRunQuery } from "./run-store";
 
 /** How a Storage filter's value meets its column. */
@@ -38,4 +39,13 @@ export function filterConditions(query: StorageRunFilterQuery): FilterCondition[
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
     return [{ ...STORAGE_FILTER_COLUMNS[name], value: value as FilterCondition["value"] }];
   });
+}
+
+/** The API's Storage filters as the stores match them (times as epoch ms). */
+export function storageQueryOf(filters: StorageRunFilters): StorageRunFilterQuery {
+  return {
+    ...filters,
+    createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
+    createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
+  };
 }

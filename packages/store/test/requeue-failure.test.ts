@@ -62,6 +62,7 @@ describe.each(STORE_KINDS)("a bulk requeue whose write fails for one run, on %s"
     await refuseUpdatesOf(place, refused);
     const outcomes = await store.requeueRuns([first, refused, last], {
       by: "op",
+      claimedBy: null,
       maxAttempts: 3,
       includeCancelled: false,
     });

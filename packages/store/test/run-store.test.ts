@@ -725,7 +725,12 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     const unavailable = await dead(`s-dl-${kind}-u`, ws, "requeue_unavailable");
     await dead(`s-dl-${kind}-o`, other);
     // Requeued, a run is no dead letter any more.
-    await store.requeueRuns([exhausted[0]!], { by: "op", maxAttempts: 3, includeCancelled: false });
+    await store.requeueRuns([exhausted[0]!], {
+      by: "op",
+      claimedBy: null,
+      maxAttempts: 3,
+      includeCancelled: false,
+    });
 
     const { groups } = await store.deadLetters(ws);
     const errorCode = (await store.getRun(unavailable))?.errorCode;
@@ -760,7 +765,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     // Requeued, the dead letters leave the later tests' overview alone.
     await store.requeueRuns(
       made.map((m) => m.id),
-      { by: "op", maxAttempts: 3, includeCancelled: false },
+      { by: "op", claimedBy: null, maxAttempts: 3, includeCancelled: false },
     );
     expect((await store.deadLetters()).groups).toEqual([]);
   });
@@ -782,15 +787,26 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_${kind.toUpperCase().padEnd(26, "0").slice(0, 26)}`,
       action: "requeue",
       filter: { workspaceId: ws, status: ["failed"] },
-      query: { workspaceId: ws, status: ["failed"] },
       requestedBy: "alice",
+      claimedBy: "ada-admin",
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
-    expect(job).toMatchObject({ status: "running", total: 4, done: 0, outcomes: {}, requestedBy: "alice" });
+    expect(job).toMatchObject({
+      status: "running",
+      total: 4,
+      done: 0,
+      outcomes: {},
+      requestedBy: "alice",
+      claimedBy: "ada-admin",
+    });
     // A run made after the start is not the job's.
+    clock += 1;
     const late = (await store.createRun(newRun("s-bulk-late", { workspaceId: ws }))).run;
 
     expect(await store.runBulkChunk(job.id, "api-1", 2, 10_000, 3)).toBeNull(); // not leased yet
+    expect(await store.runBulkChunk(job.id, "api-0", 2, 10_000, 3)).toBeNull(); // its starter let it go
     expect(await store.leaseBulkJob("api-1", 10_000)).toMatchObject({ id: job.id });
     expect(await store.leaseBulkJob("api-2", 10_000)).toBeNull(); // held
     expect(await store.runBulkChunk(job.id, "api-2", 2, 10_000, 3)).toBeNull();
@@ -822,7 +838,13 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     for (const r of quarantined) {
       expect(await store.getRun(r.id)).toMatchObject({
         status: "queued",
-        metadata: { recovery: { manualRequeueCount: 1, lastManualRequeueBy: "alice" } },
+        metadata: {
+          recovery: {
+            manualRequeueCount: 1,
+            lastManualRequeueBy: "alice",
+            lastManualRequeueClaimedBy: "ada-admin",
+          },
+        },
       });
     }
     expect((await store.getRun(late.id))?.status).toBe("queued");
@@ -841,9 +863,11 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_C${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
       action: "cancel",
       filter: { workspaceId: ws },
-      query: { workspaceId: ws },
       requestedBy: "bob",
+      claimedBy: null,
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
     await store.leaseBulkJob("api-1", 10_000);
     const chunk = await store.runBulkChunk(job.id, "api-1", 10, 10_000, 3);
@@ -863,9 +887,11 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       id: `bulk_A${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
       action: "cancel",
       filter: { workspaceId: ws },
-      query: { workspaceId: ws },
       requestedBy: "bob",
+      claimedBy: null,
       includeCancelled: false,
+      owner: "api-0",
+      leaseMs: 10_000,
     });
     expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted", done: 0 });
     expect(await store.leaseBulkJob("api-1", 10_000)).toBeNull();
@@ -903,6 +929,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     const later = (await store.createRun(newRun("s-manual"))).run;
     const outcomes = await store.requeueRuns([stale.id, plain.id, done.id, "run_missing"], {
       by: "alice",
+      claimedBy: null,
       maxAttempts: 3,
       includeCancelled: false,
     });
@@ -975,7 +1002,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     });
     expect(await store.finishRun({ runId: run.id, token: "dead" }, { status: "completed" })).toBeNull();
     // A cancelled run starts again only when the operator says so explicitly.
-    const request = { by: "ops", maxAttempts: 3, includeCancelled: false };
+    const request = { by: "ops", claimedBy: null, maxAttempts: 3, includeCancelled: false };
     const [refused] = await store.requeueRuns([run.id], request);
     expect(refused).toMatchObject({ ok: false, code: "run_requeue_invalid_status" });
     expect((await store.getRun(run.id))?.status).toBe("cancelled");
@@ -1031,7 +1058,7 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     await store.requestCancel(run.id);
     clock += 100;
     await quarantine(store, run.id, clock);
-    const request = { by: "ops", maxAttempts: 3, includeCancelled: false };
+    const request = { by: "ops", claimedBy: null, maxAttempts: 3, includeCancelled: false };
     expect(await store.requeueRuns([run.id], request)).toMatchObject([
       { ok: false, code: "run_requeue_cancel_requested" },
     ]);
@@ -1102,15 +1129,26 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
     clock += 100;
     await quarantine(store, run.id, clock);
     clock += 100;
+    // The caller asked, saying it was for someone else: the record names the caller, the claim beside.
     const [manual] = await store.requeueRuns([run.id], {
       by: "alice",
+      claimedBy: "ada-admin",
       maxAttempts: 3,
       includeCancelled: false,
     });
     expect(manual).toMatchObject({ ok: true, previousStatus: "failed" });
+    expect((await store.getRun(run.id))?.metadata.recovery).toMatchObject({
+      lastManualRequeueBy: "alice",
+      lastManualRequeueClaimedBy: "ada-admin",
+    });
     const manualAt = new Date(clock).toISOString();
     const automatic = { reason: "automatic_requeue", recoveryAttempts: 1, from: "running" };
-    const byHand = { reason: "manual_operator_requeue", requestedBy: "alice", from: "failed" };
+    const byHand = {
+      reason: "manual_operator_requeue",
+      requestedBy: "alice",
+      claimedBy: "ada-admin",
+      from: "failed",
+    };
     const events = (await store.listRunEvents(run.id, { limit: 100 })).filter(
       (e) => e.type === "run.requeued" || e.type === "run.queued",
     );
@@ -1176,7 +1214,12 @@ describe.each(IN_PROCESS_STORE_KINDS)("status counts on %s", (kind) => {
       workerRecoveryFailures: 1,
       topQuarantineReasons: [{ reason: "max_attempts_exhausted", count: 1 }],
     });
-    await store.requeueRuns([runs[3]!.id], { by: "ops", maxAttempts: 3, includeCancelled: false });
+    await store.requeueRuns([runs[3]!.id], {
+      by: "ops",
+      claimedBy: null,
+      maxAttempts: 3,
+      includeCancelled: false,
+    });
     overview = await store.overview();
     expect(overview.statusCounts).toMatchObject({ running: 0, failed: 1, queued: 2 });
     expect(overview.recovery).toMatchObject({

@@ -11,6 +11,7 @@ import {
 } from "@oah/core";
 import type { Logger, RunEngine } from "@oah/engine";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { retryAfterOf } from "../errors";
 import { appRouter, createCaller } from "../root";
 import { type ApiContext, STREAM_KEEPALIVE_MS } from "../trpc";
 import { bearerAuthOf } from "./bearer-auth";
@@ -83,6 +84,11 @@ export function createApiServer(options: ApiServerOptions): Server {
     // A batch is as much work as its calls: a few at a time (the console sends none).
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: ({ req }) => contextOf(actors.get(req) ?? LOCAL_ACTOR),
+    // A refusal that says when to come back (too many actions) says it as over HTTP.
+    responseMeta: ({ errors }) => {
+      const retryAfter = errors.map(retryAfterOf).find((seconds) => seconds !== null);
+      return retryAfter === undefined ? {} : { headers: { "retry-after": String(retryAfter) } };
+    },
   });
 
   let openApi: ReturnType<typeof openApiDocument> | undefined;

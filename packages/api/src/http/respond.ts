@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { toApiError } from "../errors";
+import { retryAfterOf, toApiError } from "../errors";
 
 export function sendJson(
   res: ServerResponse,
@@ -21,6 +21,12 @@ export function sendJson(
 /** Answers an error in the API's shape (SPEC §12); returns the status sent. */
 export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): number {
   const { status, body } = toApiError(error);
-  sendJson(res, status, body, headers);
+  const retryAfter = retryAfterOf(error);
+  sendJson(
+    res,
+    status,
+    body,
+    retryAfter === null ? headers : { ...headers, "retry-after": String(retryAfter) },
+  );
   return status;
 }

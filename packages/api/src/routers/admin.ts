@@ -5,10 +5,18 @@ import {
   requeueManyInput,
   requeueRunInput,
 } from "@oah/contract";
+import type { Actor } from "@oah/core";
 import { procedure, router } from "../trpc";
 import { bulkProcedures } from "./bulk";
 import { streamSignal } from "./event-items";
 import { sessionsAdminProcedures } from "./sessions-admin";
+
+/** A requeue as the caller asks it: by the caller, with the name it gives as who asks beside. */
+const requeueRequest = (actor: Actor, input: { requestedBy?: string; includeCancelled: boolean }) => ({
+  by: actor.name,
+  claimedBy: input.requestedBy,
+  includeCancelled: input.includeCancelled,
+});
 
 export const adminRouter = router({
   ...bulkProcedures,
@@ -31,22 +39,17 @@ export const adminRouter = router({
     .input(deadLettersInput)
     .query(({ ctx, input }) => ctx.service.deadLetters(input)),
 
-  // Who asked is the caller's token, unless the call names someone.
+  // Who asked is the caller's token; a name the call gives is kept beside it, never instead.
   requeue: procedure
     .meta({ ability: "operate", audit: "run.requeue" })
     .input(requeueRunInput)
-    .mutation(({ ctx, input }) =>
-      ctx.service.requeue(input.runId, { ...input, requestedBy: input.requestedBy ?? ctx.actor.name }),
-    ),
+    .mutation(({ ctx, input }) => ctx.service.requeue(input.runId, requeueRequest(ctx.actor, input))),
 
   requeueMany: procedure
     .meta({ ability: "operate", audit: "run.requeue_many" })
     .input(requeueManyInput)
     .mutation(async ({ ctx, input }) => ({
-      items: await ctx.service.requeueMany(input.runIds, {
-        ...input,
-        requestedBy: input.requestedBy ?? ctx.actor.name,
-      }),
+      items: await ctx.service.requeueMany(input.runIds, requeueRequest(ctx.actor, input)),
     })),
 
   /** The audit log of operator actions, newest first. */

@@ -13,9 +13,7 @@ export const bulkProcedures = {
     })
     .input(bulkActionInput)
     .mutation(async ({ ctx, input }) =>
-      input.dryRun
-        ? ctx.bulk.dryRun(input)
-        : { job: await ctx.bulk.start(input, input.requestedBy ?? ctx.actor.name) },
+      input.dryRun ? ctx.bulk.dryRun(input) : { job: await ctx.bulk.start(input, ctx.actor.name) },
     ),
 
   bulkActions: procedure

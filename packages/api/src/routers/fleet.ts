@@ -21,7 +21,7 @@ export const fleetRouter = router({
   rollout: procedure
     .meta({ ability: "administer", audit: "fleet.rollout" })
     .input(rolloutInput)
-    .mutation(({ ctx, input }) => ctx.fleet.rollout(input)),
+    .mutation(({ ctx, input }) => ctx.fleet.rollout(input, ctx.actor.name)),
 
   rolloutProgress: procedure
     .meta({ ability: "view" })

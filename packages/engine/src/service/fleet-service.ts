@@ -58,12 +58,14 @@ export class FleetService {
     return { hostId, state: ORDERED_STATE[order ?? "uncordon"] };
   }
 
-  async rollout(input: RolloutInput): Promise<{ rolloutId: string }> {
+  /** A rolling restart `caller` asks for; the name its input gives as who asks is kept beside. */
+  async rollout(input: RolloutInput, caller: string): Promise<{ rolloutId: string }> {
     const controller = await this.leadingController();
     const rollout: Rollout = {
       rolloutId: newRolloutId(),
       state: "pending",
-      requestedBy: input.requestedBy ?? null,
+      requestedBy: caller,
+      claimedBy: input.requestedBy ?? null,
       requestedAt: Date.now(),
       startedAt: null,
       finishedAt: null,

@@ -47,9 +47,13 @@ export interface RunServiceOptions {
   maxAttempts: number;
 }
 
-/** Who asks for a requeue, and whether runs whose cancel was requested start again too. */
+/**
+ * Who asks for a requeue (the caller: its token's name), the name it gave as who asks (kept
+ * beside it), and whether runs whose cancel was requested start again too.
+ */
 export interface RequeueRequest {
-  requestedBy?: string;
+  by: string;
+  claimedBy?: string;
   includeCancelled?: boolean;
 }
 
@@ -240,17 +244,18 @@ export class RunService {
   }
 
   /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */
-  async requeue(runId: string, request: RequeueRequest = {}): Promise<RequeueAccepted> {
+  async requeue(runId: string, request: RequeueRequest): Promise<RequeueAccepted> {
     const [item] = await this.requeueMany([runId], request);
     if (item!.status === "error") throw new OahError(item!.errorCode as ApiErrorCode, item!.errorMessage);
     return item!;
   }
 
   /** An operator's requeue of many runs, answered item by item (a repeated id is answered once). */
-  async requeueMany(runIds: readonly string[], request: RequeueRequest = {}): Promise<RequeueItem[]> {
+  async requeueMany(runIds: readonly string[], request: RequeueRequest): Promise<RequeueItem[]> {
     const { store, queue, logger, maxAttempts } = this.options;
     const outcomes = await store.requeueRuns([...new Set(runIds)], {
-      by: request.requestedBy ?? "api",
+      by: request.by,
+      claimedBy: request.claimedBy ?? null,
       maxAttempts,
       includeCancelled: request.includeCancelled ?? false,
     });

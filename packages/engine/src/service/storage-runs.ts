@@ -1,5 +1,5 @@
-import type { ListStorageRunsInput, StorageRunFilters, StorageRunsPage } from "@oah/contract";
-import type { RunStore, StorageRunFilterQuery } from "@oah/store";
+import type { ListStorageRunsInput, StorageRunsPage } from "@oah/contract";
+import { type RunStore, storageQueryOf } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./storage-cursor";
 
 /** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
@@ -18,13 +18,4 @@ export async function listStorageRuns(
       ? encodeCursor({ createdAt: Date.parse(last.createdAt), id: last.id }, appliedFilters)
       : null;
   return { items, nextCursor, appliedFilters };
-}
-
-/** The API's Storage filters as the store matches them (times as epoch ms). */
-export function storageQueryOf(filters: StorageRunFilters): StorageRunFilterQuery {
-  return {
-    ...filters,
-    createdFrom: filters.createdFrom ? Date.parse(filters.createdFrom) : undefined,
-    createdTo: filters.createdTo ? Date.parse(filters.createdTo) : undefined,
-  };
 }

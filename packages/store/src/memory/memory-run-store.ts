@@ -93,7 +93,7 @@ import {
   workspaceMismatch,
 } from "../run-writes";
 import { encodeJson } from "../sql/client";
-import { type FilterCondition, filterConditions } from "../storage-filters";
+import { type FilterCondition, filterConditions, storageQueryOf } from "../storage-filters";
 import { endEvent, startData } from "../transitions";
 import { compareText, fromJson, MemoryTables, type RunRecord, toJson } from "./tables";
 
@@ -559,7 +559,7 @@ export class MemoryRunStore implements RunStore {
 
   private requeueRun(runId: string, request: ManualRequeueRequest): ManualRequeueOutcome {
     const db = this.db;
-    const { by, maxAttempts } = request;
+    const { by, claimedBy, maxAttempts } = request;
     const now = this.now();
     const row = db.runs.get(runId);
     if (!row) return { runId, ok: false, code: "run_not_found", message: `no run with id ${runId}` };
@@ -567,7 +567,13 @@ export class MemoryRunStore implements RunStore {
     const status = row.status as RunStatus;
     const check = checkManualRequeue(manualRequeueFacts(row, metadata), request.includeCancelled);
     if (!check.ok) return { runId, ok: false, code: check.code, message: check.message };
-    const next = recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts });
+    const next = recordManualRequeue(metadata, {
+      from: status,
+      by,
+      claimedBy,
+      at: new Date(now),
+      maxAttempts,
+    });
     // The tail of its session: a fresh position from the session's counter.
     const session = db.sessions.get(row.session_id)!;
     Object.assign(session, { last_seq: session.last_seq + 1, updated_at: now });
@@ -590,7 +596,7 @@ export class MemoryRunStore implements RunStore {
       enqueued_at: now,
       updated_at: now,
     });
-    const data = manualRequeueData(by, status);
+    const data = manualRequeueData(by, claimedBy, status);
     this.recordRequeue(row, now, data);
     return { runId, ok: true, previousStatus: status, queueEntry: entryOf(row) };
   }
@@ -843,10 +849,15 @@ export class MemoryRunStore implements RunStore {
 
   async createBulkJob(input: NewBulkJob): Promise<BulkJob> {
     const now = this.now();
-    const filters = filterConditions(input.query);
+    // Matched at once, in one go: no event loop to share with a statement here.
+    const filters = filterConditions(storageQueryOf(input.filter));
     const runs = [...this.db.runs.values()]
-      .filter((r) =>
-        filters.every((f) => matches(f, (r as unknown as Record<string, string | number | null>)[f.column])),
+      .filter(
+        (r) =>
+          r.created_at <= now &&
+          filters.every((f) =>
+            matches(f, (r as unknown as Record<string, string | number | null>)[f.column]),
+          ),
       )
       .sort((a, b) => a.created_at - b.created_at || compareText(a.id, b.id));
     const items = runs.map((r, i) => ({ position: i + 1, runId: r.id, outcome: null, message: null }));
@@ -859,6 +870,7 @@ export class MemoryRunStore implements RunStore {
       outcomes: {},
       filter: fromJson(toJson(input.filter)) as BulkJob["filter"],
       requestedBy: input.requestedBy,
+      claimedBy: input.claimedBy,
       startedAt: iso(now),
       endedAt: items.length > 0 ? null : iso(now),
       error: null,
@@ -888,12 +900,14 @@ export class MemoryRunStore implements RunStore {
     const record = this.db.bulkJobs.get(jobId);
     if (record?.job.status !== "running" || record.leaseOwner !== owner) return null;
     const { job } = record;
-    const pending = this.db.bulkItems
-      .get(jobId)!
-      .filter((i) => i.outcome === null)
-      .slice(0, limit);
+    const pending = this.db.bulkItems.get(jobId)!.slice(job.done, job.done + limit);
     const chunk: BulkChunk = { job, requeued: [], cancelRequested: [], parkedCancelled: [] };
-    const request = { by: job.requestedBy, maxAttempts, includeCancelled: record.includeCancelled };
+    const request = {
+      by: job.requestedBy,
+      claimedBy: job.claimedBy,
+      maxAttempts,
+      includeCancelled: record.includeCancelled,
+    };
     for (const item of pending) {
       if (job.action === "requeue") {
         const requeue = this.requeueRun(item.runId, request);

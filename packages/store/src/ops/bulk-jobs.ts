@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { BulkJob, BulkJobItem, StorageRunFilters } from "@oah/contract";
 import { type BulkAction, type BulkJobStatus, REQUEUED } from "@oah/core";
 import { sql } from "drizzle-orm";
@@ -5,6 +6,7 @@ import { iso } from "../rows";
 import type { BulkChunk, BulkItemQuery, CancelRequest, NewBulkJob } from "../run-store";
 import type { SqlClient } from "../sql/client";
 import { storageFilterSql } from "../sql-fragments";
+import { storageQueryOf } from "../storage-filters";
 import { requestCancelsIn } from "./cancel";
 import type { OpContext } from "./context";
 import { requeueRunsIn } from "./requeue-runs";
@@ -14,6 +16,7 @@ interface JobRow {
   action: string;
   filter: unknown;
   requested_by: string;
+  claimed_by: string | null;
   include_cancelled: number;
   status: string;
   total: number;
@@ -23,11 +26,12 @@ interface JobRow {
   started_at: number | string;
   ended_at: number | string | null;
   lease_owner: string | null;
+  matching: number | string;
 }
 
 const JOB_COLUMNS =
-  sql.raw(`id, action, filter, requested_by, include_cancelled, status, total, done, outcomes,
-  error, started_at, ended_at, lease_owner`);
+  sql.raw(`id, action, filter, requested_by, claimed_by, include_cancelled, status, total, done, outcomes,
+  error, started_at, ended_at, lease_owner, matching`);
 
 function decodeJob(row: JobRow, db: SqlClient): BulkJob {
   return {
@@ -39,34 +43,97 @@ function decodeJob(row: JobRow, db: SqlClient): BulkJob {
     outcomes: db.decodeJson(row.outcomes) as Record<string, number>,
     filter: db.decodeJson(row.filter) as StorageRunFilters,
     requestedBy: row.requested_by,
+    claimedBy: row.claimed_by,
     startedAt: iso(Number(row.started_at)),
     endedAt: row.ended_at === null ? null : iso(Number(row.ended_at)),
     error: row.error,
   };
 }
 
-/** Starts a job: its items are the runs its filter matches now, in creation order. */
+/** Runs written as a job's items per transaction while it matches them. */
+export const MATCH_PAGE = 1_000;
+
+/**
+ * Starts a job: its items are the runs its filter matches, those created up to its start, in
+ * creation order. They are written a page per transaction, the event loop let go between two
+ * (SQLite runs a statement on this thread: one over 100,000 runs held it for a fifth of a
+ * second), under the lease of `owner`, who starts it; a starter that dies leaves the rest to
+ * whoever takes the lapsed lease (runBulkChunk). Resolves once they are all written.
+ */
 export async function createBulkJob(ctx: OpContext, job: NewBulkJob): Promise<BulkJob> {
   const now = ctx.now();
-  return ctx.db.transaction(async (tx) => {
-    await tx.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, include_cancelled, status, total,
-        done, outcomes, started_at)
-      VALUES (${job.id}, ${job.action}, ${tx.json(job.filter)}, ${job.requestedBy}, ${job.includeCancelled ? 1 : 0},
-        'running', 0, 0, ${tx.json({})}, ${now})`);
-    const where = storageFilterSql(job.query);
-    await tx.run(sql`INSERT INTO bulk_job_items (job_id, position, run_id)
-      SELECT ${job.id}, ROW_NUMBER() OVER (ORDER BY created_at, id), id FROM runs
-      ${where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}`);
-    // A job that matched nothing is done at once.
-    const [row] = await tx.all<JobRow>(sql`UPDATE bulk_jobs
-      SET total = (SELECT count(*) FROM bulk_job_items WHERE job_id = ${job.id}),
-        status = CASE WHEN EXISTS (SELECT 1 FROM bulk_job_items WHERE job_id = ${job.id}) THEN 'running'
-          ELSE 'completed' END,
-        ended_at = CASE WHEN EXISTS (SELECT 1 FROM bulk_job_items WHERE job_id = ${job.id}) THEN NULL
-          ELSE CAST(${now} AS bigint) END
-      WHERE id = ${job.id} RETURNING ${JOB_COLUMNS}`);
-    return decodeJob(row!, tx);
-  });
+  await ctx.db.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, claimed_by, include_cancelled,
+      status, total, done, outcomes, started_at, lease_owner, lease_until, matching)
+    VALUES (${job.id}, ${job.action}, ${ctx.db.json(job.filter)}, ${job.requestedBy}, ${job.claimedBy},
+      ${job.includeCancelled ? 1 : 0}, 'running', 0, 0, ${ctx.db.json({})}, ${now}, ${job.owner}, ${now + job.leaseMs}, 1)`);
+  for (;;) {
+    const matched = await ctx.db.transaction((tx) =>
+      matchPage(tx, job.id, job.owner, { leaseMs: job.leaseMs, now: ctx.now(), release: true }),
+    );
+    if (matched === null || Number(matched.matching) === 0) break;
+    await setImmediate();
+  }
+  return (await getBulkJob(ctx, job.id))!;
+}
+
+/**
+ * Writes the next page of a matching job's items, in the caller's transaction, for the owner
+ * of its lease (null otherwise, or once it stopped running): the runs after the last item's,
+ * as its filter matches them now. After the last page it matches no more (and ends at once,
+ * `completed`, if it matched nothing); `release` frees its lease then, for a runner to take.
+ */
+async function matchPage(
+  tx: SqlClient,
+  jobId: string,
+  owner: string,
+  at: { leaseMs: number; now: number; release: boolean },
+): Promise<JobRow | null> {
+  const job = await leasedJob(tx, jobId, owner);
+  if (!job || Number(job.matching) === 0) return job;
+  return matchNextPage(tx, job, at);
+}
+
+/** The job, locked, if it runs under this owner's lease. */
+async function leasedJob(tx: SqlClient, jobId: string, owner: string): Promise<JobRow | null> {
+  const [job] = await tx.all<JobRow>(
+    sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ${jobId} ${tx.forUpdate}`,
+  );
+  return job?.status === "running" && job.lease_owner === owner ? job : null;
+}
+
+async function matchNextPage(
+  tx: SqlClient,
+  job: JobRow,
+  at: { leaseMs: number; now: number; release: boolean },
+): Promise<JobRow> {
+  const jobId = job.id;
+  const owner = job.lease_owner;
+  const total = Number(job.total);
+  const query = storageQueryOf(tx.decodeJson(job.filter) as StorageRunFilters);
+  const where = [...storageFilterSql(query), sql`created_at <= ${Number(job.started_at)}`];
+  if (total > 0) {
+    // After the run of the last item: the keyset of (created_at, id), as the Storage list pages.
+    const [after] = await tx.all<{
+      created_at: number | string;
+      id: string;
+    }>(sql`SELECT runs.created_at, runs.id
+      FROM bulk_job_items JOIN runs ON runs.id = bulk_job_items.run_id
+      WHERE bulk_job_items.job_id = ${jobId} AND bulk_job_items.position = ${total}`);
+    where.push(sql`(created_at, id) > (${Number(after!.created_at)}, ${after!.id})`);
+  }
+  const added = await tx.run(sql`INSERT INTO bulk_job_items (job_id, position, run_id)
+    SELECT ${jobId}, CAST(${total} AS integer) + ROW_NUMBER() OVER (ORDER BY created_at, id), id
+    FROM (SELECT created_at, id FROM runs WHERE ${sql.join(where, sql` AND `)}
+      ORDER BY created_at, id LIMIT ${MATCH_PAGE}) AS page`);
+  const last = added < MATCH_PAGE;
+  const empty = last && total + added === 0;
+  const [row] = await tx.all<JobRow>(sql`UPDATE bulk_jobs SET total = total + ${added},
+      matching = ${last ? 0 : 1}, status = ${empty ? "completed" : "running"},
+      ended_at = ${empty ? at.now : null},
+      lease_owner = ${last && at.release ? null : owner},
+      lease_until = ${last && at.release ? null : at.now + at.leaseMs}
+    WHERE id = ${jobId} RETURNING ${JOB_COLUMNS}`);
+  return row!;
 }
 
 /** A running job whose lease is free or lapsed, now leased to `owner` (the oldest first). */
@@ -95,7 +162,9 @@ export const cancelOutcomeOf = (request: CancelRequest): string =>
 /**
  * Acts on the next `limit` items of a job this owner leases: each run's change and its outcome
  * in the same transaction, so that a job resumed after its worker died never acts twice on a
- * run, and what it did is what is recorded.
+ * run, and what it did is what is recorded. Items are done in order, so the next are those
+ * after the job's `done`: every statement finds its rows by key, whatever the job's size. A job
+ * whose starter died before its items were all written gets its next page of them instead.
  */
 export async function runBulkChunk(
   ctx: OpContext,
@@ -107,23 +176,28 @@ export async function runBulkChunk(
 ): Promise<BulkChunk | null> {
   const now = ctx.now();
   return ctx.db.transaction(async (tx) => {
-    const [job] = await tx.all<JobRow>(
-      sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ${jobId} ${tx.forUpdate}`,
-    );
-    if (job?.status !== "running" || job.lease_owner !== owner) return null;
-    const items = await tx.all<{
-      position: number;
-      run_id: string;
-    }>(sql`SELECT position, run_id FROM bulk_job_items
-      WHERE job_id = ${jobId} AND outcome IS NULL ORDER BY position LIMIT ${limit}`);
+    const job = await leasedJob(tx, jobId, owner);
+    if (!job) return null;
     const chunk: Omit<BulkChunk, "job"> = { requeued: [], cancelRequested: [], parkedCancelled: [] };
+    if (Number(job.matching) === 1) {
+      const matched = await matchNextPage(tx, job, { leaseMs, now, release: false });
+      return { job: decodeJob(matched, tx), ...chunk };
+    }
+    const done = Number(job.done);
+    const items = await tx.all<{ position: number; run_id: string }>(sql`SELECT position, run_id
+      FROM bulk_job_items WHERE job_id = ${jobId} AND position > ${done} ORDER BY position LIMIT ${limit}`);
     const runIds = items.map((i) => i.run_id);
-    const done: { outcome: string; message: string | null }[] = [];
+    const ended: { outcome: string; message: string | null }[] = [];
     if (job.action === "requeue") {
-      const request = { by: job.requested_by, maxAttempts, includeCancelled: job.include_cancelled === 1 };
+      const request = {
+        by: job.requested_by,
+        claimedBy: job.claimed_by,
+        maxAttempts,
+        includeCancelled: Number(job.include_cancelled) === 1,
+      };
       for (const requeue of await requeueRunsIn(tx, runIds, request, now)) {
         if (requeue.ok) chunk.requeued.push(requeue.queueEntry);
-        done.push(
+        ended.push(
           requeue.ok
             ? { outcome: REQUEUED, message: null }
             : { outcome: requeue.code, message: requeue.message },
@@ -134,18 +208,21 @@ export async function runBulkChunk(
         if (cancel.kind === "requested") chunk.cancelRequested.push(runIds[i]!);
         if (cancel.kind === "cancelled" && cancel.parked)
           chunk.parkedCancelled.push({ id: runIds[i]!, sessionId: cancel.run.sessionId });
-        done.push({ outcome: cancelOutcomeOf(cancel), message: null });
+        ended.push({ outcome: cancelOutcomeOf(cancel), message: null });
       }
     }
     const outcomes = tx.decodeJson(job.outcomes) as Record<string, number>;
-    for (const { outcome } of done) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    for (const { outcome } of ended) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     if (items.length > 0) {
       const rows = tx.rowsOf(
         3,
-        items.map((item, i) => [String(item.position), done[i]!.outcome, done[i]!.message]),
+        items.map((item, i) => [String(item.position), ended[i]!.outcome, ended[i]!.message]),
       );
+      // The range too: whichever way the planner joins, it reads the chunk's items only.
       await tx.run(sql`UPDATE bulk_job_items SET outcome = v.column2, message = v.column3 FROM ${rows}
-        WHERE bulk_job_items.job_id = ${jobId} AND bulk_job_items.position = CAST(v.column1 AS integer)`);
+        WHERE bulk_job_items.job_id = ${jobId}
+          AND bulk_job_items.position BETWEEN ${items[0]!.position} AND ${items[items.length - 1]!.position}
+          AND bulk_job_items.position = CAST(v.column1 AS integer)`);
     }
     const finished = items.length < limit;
     const [updated] = await tx.all<JobRow>(sql`UPDATE bulk_jobs SET done = done + ${items.length},

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { CancelRequest } from "../run-store";
 import type { SqlClient } from "../sql/client";
-import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
+import { fromStatuses, runColumns, statusOfRuns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvents } from "./insert-events";
 
@@ -44,7 +44,7 @@ export async function requestCancelsIn(
   if (queued.length > 0) {
     const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelQueued")},
         cancel_requested_at = ${now}, ended_at = ${now}, updated_at = ${now}
-      WHERE id IN (${list(queued)}) AND status IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
+      WHERE id IN (${list(queued)}) AND ${statusOfRuns} IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
     for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: false });
   }
   if (parked.length > 0) {
@@ -52,7 +52,7 @@ export async function requestCancelsIn(
     const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelParked")},
         cancel_requested_at = ${now}, ended_at = ${now}, parked_at = NULL, parked_state = NULL, waiting_tool = NULL,
         tool_result = NULL, updated_at = ${now}
-      WHERE id IN (${list(parked)}) AND status IN (${fromStatuses("cancelParked")}) RETURNING ${runColumns}`);
+      WHERE id IN (${list(parked)}) AND ${statusOfRuns} IN (${fromStatuses("cancelParked")}) RETURNING ${runColumns}`);
     for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: true });
   }
   if (executing.length > 0) {

@@ -65,7 +65,7 @@ export async function requeueRunsIn(
   request: ManualRequeueRequest,
   now: number,
 ): Promise<ManualRequeueOutcome[]> {
-  const { by, maxAttempts } = request;
+  const { by, claimedBy, maxAttempts } = request;
   if (runIds.length === 0) return [];
   // Locked in id order, as every writer of many runs locks them, so that two never deadlock.
   const rows = await tx.all<RunRow>(
@@ -88,7 +88,13 @@ export async function requeueRunsIn(
       eligible.push({
         row,
         status,
-        metadata: recordManualRequeue(metadata, { from: status, by, at: new Date(now), maxAttempts }),
+        metadata: recordManualRequeue(metadata, {
+          from: status,
+          by,
+          claimedBy,
+          at: new Date(now),
+          maxAttempts,
+        }),
       });
   }
   if (eligible.length > 0) {
@@ -109,7 +115,7 @@ export async function requeueRunsIn(
     const statusOf = new Map(eligible.map((e) => [e.row.id, e.status]));
     await recordRequeues(
       tx,
-      eligible.map(({ row, status }) => ({ runId: row.id, data: manualRequeueData(by, status) })),
+      eligible.map(({ row, status }) => ({ runId: row.id, data: manualRequeueData(by, claimedBy, status) })),
       now,
     );
     for (const row of requeued) {

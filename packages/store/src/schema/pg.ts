@@ -197,7 +197,10 @@ export const bulkJobs = pgTable(
     id: text("id").primaryKey(),
     action: text("action").notNull(),
     filter: jsonb("filter").notNull(),
+    /** Who started it: the caller's token's name. */
     requestedBy: text("requested_by").notNull(),
+    /** The name the caller gave as who asks (`requestedBy` of its input), kept beside it. */
+    claimedBy: text("claimed_by"),
     includeCancelled: integer("include_cancelled").notNull(),
     status: text("status").notNull(),
     total: integer("total").notNull(),
@@ -208,6 +211,11 @@ export const bulkJobs = pgTable(
     endedAt: ms("ended_at"),
     leaseOwner: text("lease_owner"),
     leaseUntil: ms("lease_until"),
+    /**
+     * 1 while the runs its filter matched are still being written as its items, a page per
+     * transaction (the runs created up to its start): whoever holds its lease goes on with them.
+     */
+    matching: integer("matching").notNull().default(0),
   },
   (t) => [
     index("bulk_jobs_started_idx").on(t.startedAt),
@@ -227,9 +235,9 @@ export const bulkJobItems = pgTable(
     message: text("message"),
   },
   (t) => [
+    // Items are done in order, a chunk at a time: the ones to do are those after the job's
+    // `done`, a range of this key (the job's size never enters a chunk's cost).
     primaryKey({ columns: [t.jobId, t.position] }),
-    // The items still to do, in order: what each chunk takes.
-    index("bulk_job_items_pending_idx").on(t.jobId, t.position).where(sql`outcome IS NULL`),
     index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );

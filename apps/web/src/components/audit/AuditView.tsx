@@ -122,6 +122,8 @@ export function AuditView() {
         canGoOn={Boolean(log.data?.nextCursor)}
         onPrevious={() => setView(previousPage(view))}
         onNext={() => log.data?.nextCursor && setView(nextPage(view, log.data.nextCursor))}
+        previousLabel="← Newer"
+        nextLabel="Older →"
       />
     </section>
   );

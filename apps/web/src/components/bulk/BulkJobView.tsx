@@ -10,6 +10,7 @@ import { REFRESH_MS } from "@/lib/constants";
 import { EMPTY_FILTERS } from "@/lib/storage-filters/view";
 import { storageHref } from "@/lib/storage-links";
 import { errorFacts, useTRPC } from "@/lib/trpc";
+import { AskedBy } from "../AskedBy";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { ErrorState } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
@@ -160,7 +161,9 @@ export function BulkJobView({ jobId }: { jobId: string }) {
         <Progress job={data} />
         <dl className="facts">
           <dt>Asked by</dt>
-          <dd className="mono">{data.requestedBy}</dd>
+          <dd>
+            <AskedBy by={data.requestedBy} claimed={data.claimedBy} />
+          </dd>
           <dt>Started</dt>
           <dd>
             <Time value={data.startedAt} />

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { ACTION_VERB, percentDone } from "@/lib/bulk/report";
 import { REFRESH_MS } from "@/lib/constants";
 import { useTRPC } from "@/lib/trpc";
+import { AskedBy } from "../AskedBy";
 import { ErrorState } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
 import { Time } from "../Time";
@@ -60,7 +61,9 @@ export function BulkJobsView() {
                   <td className="num">
                     {job.done} / {job.total} ({percentDone(job)}%)
                   </td>
-                  <td className="mono">{job.requestedBy}</td>
+                  <td>
+                    <AskedBy by={job.requestedBy} claimed={job.claimedBy} />
+                  </td>
                   <td>
                     <JsonBlock value={job.filter} label="Filter" />
                   </td>

@@ -1,5 +1,6 @@
 import type { Run } from "@oah/contract";
 import { lastOutcomeText, recoveryActed, recoveryAttemptsText } from "@/lib/run-detail/recovery";
+import { AskedBy } from "../AskedBy";
 import { RecoveryBadge } from "../Badges";
 import { Time } from "../Time";
 
@@ -46,7 +47,7 @@ export function RecoveryFacts({ run }: { run: Run }) {
             <span className="subtle">
               {" "}
               · last <Time value={r.lastManualRequeueAt} /> by{" "}
-              <span className="mono">{r.lastManualRequeueBy}</span>
+              <AskedBy by={r.lastManualRequeueBy} claimed={r.lastManualRequeueClaimedBy} />
             </span>
           ) : null}
         </dd>

@@ -13,9 +13,7 @@ export function RunAgainDialog({ run, actions }: { run: Run; actions: RunActions
       dismissLabel="Leave it"
       busy={actions.requeue.isPending}
       onCancel={() => actions.setConfirmingRunAgain(false)}
-      onConfirm={() =>
-        actions.requeue.mutate({ runId: run.id, requestedBy: "console", includeCancelled: true })
-      }
+      onConfirm={() => actions.requeue.mutate({ runId: run.id, includeCancelled: true })}
     >
       <p>
         Someone asked to cancel <span className="mono">{run.id}</span>

@@ -36,7 +36,7 @@ export function RunHeader({ run, actions, live }: { run: Run; actions: RunAction
         <button
           type="button"
           className="btn btn-primary"
-          onClick={() => requeue.mutate({ runId: run.id, requestedBy: "console" })}
+          onClick={() => requeue.mutate({ runId: run.id })}
           disabled={requeue.isPending}
         >
           {requeue.isPending ? "Requeuing…" : "Requeue"}

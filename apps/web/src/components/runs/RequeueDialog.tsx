@@ -21,7 +21,7 @@ export function RequeueDialog({ selection, requeues }: { selection: RunSelection
       confirmLabel={`Requeue ${runs.length}`}
       busy={requeues.requeueMany.isPending}
       onCancel={() => requeues.setConfirming(false)}
-      onConfirm={() => requeues.requeueMany.mutate({ runIds: requeueBatch(runs), requestedBy: "console" })}
+      onConfirm={() => requeues.requeueMany.mutate({ runIds: requeueBatch(runs) })}
     >
       <p>
         Each run goes to the tail of its session's queue with a fresh recovery budget. {eligibilityText(runs)}

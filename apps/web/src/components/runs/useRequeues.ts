@@ -60,7 +60,7 @@ export function useRequeues(selection: RunSelection) {
     confirming,
     setConfirming,
     pendingRow,
-    requeueOne: (runId: string) => requeueOne.mutate({ runId, requestedBy: "console" }),
+    requeueOne: (runId: string) => requeueOne.mutate({ runId }),
     requeueMany,
   };
 }

@@ -32,6 +32,9 @@ export const nextPage = (view: AuditView, cursor: string): AuditView => ({
 export const previousPage = (view: AuditView): AuditView =>
   view.cursors.length > 1 ? { ...view, cursors: view.cursors.slice(0, -1) } : view;
 
+/** Entries a page of the audit view asks for: one page is all the console holds of the log. */
+export const AUDIT_PAGE = 50;
+
 /** What the audit list is asked: only the filters set. */
 export function auditQuery(view: AuditView) {
   const cursor = currentCursor(view);
@@ -39,6 +42,6 @@ export function auditQuery(view: AuditView) {
     ...(view.actor.trim() ? { actor: view.actor.trim() } : {}),
     ...(view.action ? { action: view.action } : {}),
     ...(cursor ? { cursor } : {}),
-    limit: 50,
+    limit: AUDIT_PAGE,
   };
 }

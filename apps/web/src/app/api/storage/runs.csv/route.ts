@@ -1,6 +1,6 @@
 import type { StorageRunsPage } from "@oah/contract";
 import type { NextRequest } from "next/server";
-import { CSV_COLUMNS, csvRow } from "@/lib/csv";
+import { csvExportStream } from "@/lib/csv-export";
 import { filtersToInput, parseFilters } from "@/lib/storage-filters/view";
 import { crossSite, fetchUpstream, isFailure, upstreamAuth } from "@/lib/upstream";
 
@@ -17,12 +17,14 @@ async function fetchPage(
   filters: ReturnType<typeof filtersToInput>,
   limit: number,
   cursor: string | undefined,
+  signal?: AbortSignal,
 ): Promise<Page> {
   const input = encodeURIComponent(JSON.stringify({ ...filters, limit, ...(cursor ? { cursor } : {}) }));
   const answer = await fetchUpstream(`/trpc/admin.runs?input=${input}`, {
     method: "GET",
     headers: { accept: "application/json", ...auth },
     timeoutMs: 30_000,
+    signal,
   });
   if (isFailure(answer)) return { ok: false, status: answer.httpStatus, message: answer.message };
   const body = (await answer.json().catch(() => null)) as {
@@ -38,7 +40,7 @@ async function fetchPage(
 
 /**
  * The current view as CSV: every page of the same filters (the URL's query, as on /storage),
- * streamed as it is read.
+ * each read from the API as the download takes the one before (csvExportStream).
  */
 export async function GET(request: NextRequest): Promise<Response> {
   if (crossSite(request)) {
@@ -51,27 +53,12 @@ export async function GET(request: NextRequest): Promise<Response> {
   const asked = Math.trunc(Number(params.get("pageSize")));
   const limit = asked >= 1 && asked <= PAGE ? asked : PAGE;
 
+  // The first page before the answer: a refusal is answered with its status, not a broken file.
   const first = await fetchPage(auth.headers, filters, limit, undefined);
   if (!first.ok) return new Response(`${first.message}\n`, { status: first.status });
-
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`));
-      let page = first.page;
-      for (;;) {
-        controller.enqueue(encoder.encode(page.items.map(csvRow).join("")));
-        if (!page.nextCursor) break;
-        const next = await fetchPage(auth.headers, filters, limit, page.nextCursor);
-        if (!next.ok) {
-          controller.error(new Error(next.message));
-          return;
-        }
-        page = next.page;
-      }
-      controller.close();
-    },
-  });
+  const stream = csvExportStream(first.page, (cursor, signal) =>
+    fetchPage(auth.headers, filters, limit, cursor, signal),
+  );
   const stamp = new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19);
   return new Response(stream, {
     headers: {
