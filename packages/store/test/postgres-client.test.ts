@@ -64,7 +64,7 @@ describe("PostgreSQL client", () => {
     await expect(
       db.transaction(async (tx) => {
         await tx.run(
-          sql`INSERT INTO sessions (id, last_seq, created_at, updated_at) VALUES ('disk-full', 0, 0, 0)`,
+          sql`INSERT INTO sessions (id, workspace_id, last_seq, created_at, updated_at) VALUES ('disk-full', 'default', 0, 0, 0)`,
         );
         await tx.run(noRoom);
       }),
