@@ -1,12 +1,23 @@
 import { join } from "node:path";
-import { namesFrom, type OptionValues, positiveInteger } from "./command-line";
+import { namesFrom, type OptionValues, positiveInteger, UsageError } from "./command-line";
 import { PEER_IDS, type PeerId } from "./peers/types";
+import { WORKLOADS } from "./registry";
+import type { Workload } from "./workload";
 
-export const WORKLOADS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "k", "l", "p", "s"] as const;
-export type Workload = (typeof WORKLOADS)[number];
+/** What `--quick` runs (throughput at its first slot count alone). */
+const QUICK = ["throughput", "dispatch", "parts", "submit"];
 
 /** Where a whole run (or a quick one) writes its results; bench/README.md's tables come from it. */
 export const LATEST_RESULTS = join("bench", "results", "latest.json");
+
+const NAME_WIDTH = Math.max(...WORKLOADS.map((w) => w.name.length));
+
+/** A workload in `--help`: its name, its letter, what it measures, and on what. */
+function usageOf(w: Workload): string {
+  const on =
+    w.systems === "peers" ? "every system of --peers, alternating" : `${w.systems.own} (not --peers)`;
+  return `  ${w.name.padEnd(NAME_WIDTH)}  ${w.alias}  ${w.measures}\n  ${" ".repeat(NAME_WIDTH + 5)}on ${on}\n`;
+}
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
 
@@ -14,29 +25,48 @@ Runs the same workloads on oah and on its peers, alternating them within each
 repetition, prints a table of medians (min–max) with the ratios oah / peer, and
 writes bench/results/latest.json.
 
-  --quick               workloads a (8 slots), b, f and i only, smaller, 1 repetition
-  --workloads a,b,...   a throughput, b dispatch latency, c mixed, d admin at
-                        1,000,000 runs, e memory, f the store alone and the queue alone,
-                        g what a command's sandbox costs, h long runs: 1,000 sessions × 3
-                        runs of 1 s on one host of 1,000 slots, and the CPU of 1,000 active
-                        runs' heartbeats (oah only), i submissions over HTTP,
-                        single from 64 clients and in batches of 1,000 (oah only), k 500×20 no-op runs while a
-                        bulk requeue works through 20,000 dead letters (oah only), l sessions scale:
-                        10,000×1 and 100×100 beside 500×20 (oah only), p 500×20 no-op runs beside
-                        5,000 parked sessions on one sandbox (oah only), s 1,000 open
-                        event streams and the time an event takes from a sandbox to
-                        them (oah only)
+  --quick               ${QUICK.join(", ")} only, smaller (throughput at 8 slots), 1 repetition
+  --only name,...       these workloads only (names or letters, below), in the order below
+  --workloads a,...     the same as --only
   --peers id,...        ${PEER_IDS.join(", ")}
   --reps N              repetitions (1: about 11 minutes; the committed figures are
                         from --reps 3 --out bench/results/latest.json, about 32)
   --private-services    throwaway PostgreSQL and Redis even when shared ones answer
-  --out FILE            where the results go; a selection (--workloads, --peers,
-                        --reps) writes bench/results/custom.json unless told
+  --out FILE            where the results go; a selection (--only, --peers, --reps)
+                        writes bench/results/custom.json unless told
   -h, --help            this
-`;
+
+Workloads, in the order they run (name, letter, what it measures, on what):
+${WORKLOADS.map(usageOf).join("")}`;
+
+/** The workloads a comma-separated list names (names or letters), in the order they run. */
+function workloadsFrom(option: string, value: string): Workload[] {
+  const names = value.split(",").filter((n) => n !== "");
+  if (names.length === 0) throw new UsageError(`--${option} names nothing`);
+  const chosen = new Set<Workload>();
+  for (const n of names) {
+    const workload = WORKLOADS.find((w) => w.name === n || w.alias === n);
+    if (!workload)
+      throw new UsageError(
+        `--${option}: no workload "${n}" (one of ${WORKLOADS.map((w) => `${w.name} (${w.alias})`).join(", ")})`,
+      );
+    chosen.add(workload);
+  }
+  return WORKLOADS.filter((w) => chosen.has(w));
+}
+
+/** The workloads of `--only` or `--workloads` (one of them), or of the whole or quick bench. */
+function selectedWorkloads(values: BenchOptionValues): readonly Workload[] {
+  if (values.only !== undefined && values.workloads !== undefined)
+    throw new UsageError("--only and --workloads are the same option: give one");
+  if (values.only !== undefined) return workloadsFrom("only", values.only);
+  if (values.workloads !== undefined) return workloadsFrom("workloads", values.workloads);
+  return values.quick ? workloadsFrom("quick", QUICK.join(",")) : WORKLOADS;
+}
 
 export const BENCH_OPTIONS = {
   quick: { type: "boolean", default: false },
+  only: { type: "string" },
   workloads: { type: "string" },
   peers: { type: "string" },
   reps: { type: "string" },
@@ -50,19 +80,17 @@ export type BenchOptionValues = OptionValues<typeof BENCH_OPTIONS>;
 export function benchPlan(values: BenchOptionValues) {
   const { quick } = values;
   // A selection writes aside, so that it never replaces the results of a whole run.
-  const custom = values.workloads !== undefined || values.peers !== undefined || values.reps !== undefined;
+  const custom =
+    values.only !== undefined ||
+    values.workloads !== undefined ||
+    values.peers !== undefined ||
+    values.reps !== undefined;
   return {
     quick,
     privateServices: values["private-services"],
     outFile: values.out ?? (custom ? join("bench", "results", "custom.json") : LATEST_RESULTS),
     reps: values.reps === undefined ? 1 : positiveInteger("reps", values.reps),
-    workloads: new Set<Workload>(
-      values.workloads === undefined
-        ? quick
-          ? ["a", "b", "f", "i"]
-          : WORKLOADS
-        : namesFrom("workloads", values.workloads, WORKLOADS),
-    ),
+    workloads: selectedWorkloads(values),
     peers: values.peers === undefined ? [...PEER_IDS] : namesFrom<PeerId>("peers", values.peers, PEER_IDS),
     throughput: { sessions: quick ? 100 : 500, runsPerSession: 20, slots: quick ? [8] : [8, 32] },
     dispatch: { samples: quick ? 100 : 200 },
@@ -98,3 +126,5 @@ export function benchPlan(values: BenchOptionValues) {
     },
   };
 }
+
+export type BenchPlan = ReturnType<typeof benchPlan>;

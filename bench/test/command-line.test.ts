@@ -5,55 +5,92 @@ import { REPO_ROOT } from "@oah/testing";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../src/command-line";
 import { type BenchOptionValues, benchPlan } from "../src/plan";
+import { WORKLOADS } from "../src/registry";
 
 const FULL: BenchOptionValues = { quick: false, "private-services": false };
 const LATEST = "bench/results/latest.json";
 const CUSTOM = "bench/results/custom.json";
+const ALL =
+  "throughput,dispatch,mixed,admin,memory,parts,commands,parked,submit,long-runs,scale,bulk,streams";
+const NAMES =
+  "throughput (a), dispatch (b), mixed (c), admin (d), memory (e), parts (f), commands (g), parked (p), " +
+  "submit (i), long-runs (h), scale (l), bulk (k), streams (s)";
 
 describe("the bench's plan from its options", () => {
   it.each([
+    ["nothing: the whole bench", {}, { reps: 1, workloads: ALL, peers: 7, out: LATEST }],
     [
-      "nothing: the whole bench",
-      {},
-      { reps: 1, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
+      "--quick",
+      { quick: true },
+      { reps: 1, workloads: "throughput,dispatch,parts,submit", peers: 7, out: LATEST },
     ],
-    ["--quick", { quick: true }, { reps: 1, workloads: "a,b,f,i", peers: 7, out: LATEST }],
     [
-      "a selection",
+      "--only names",
+      { only: "throughput,dispatch" },
+      { reps: 1, workloads: "throughput,dispatch", peers: 7, out: CUSTOM },
+    ],
+    [
+      "--only letters, the names' aliases",
+      { only: "a,b" },
+      { reps: 1, workloads: "throughput,dispatch", peers: 7, out: CUSTOM },
+    ],
+    [
+      "--only in any order and with repeats: the order they run in, once each",
+      { only: "s,parts,long-runs,f,a" },
+      { reps: 1, workloads: "throughput,parts,long-runs,streams", peers: 7, out: CUSTOM },
+    ],
+    [
+      "--workloads, as before, and a selection of peers",
       { workloads: "a,f", peers: "oahRedisPg,bullmq" },
-      { reps: 1, workloads: "a,f", peers: 2, out: CUSTOM },
+      { reps: 1, workloads: "throughput,parts", peers: 2, out: CUSTOM },
     ],
     [
-      "--reps alone is a selection",
-      { reps: "2" },
-      { reps: 2, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: CUSTOM },
+      "--workloads takes names too",
+      { workloads: "mixed,c,admin" },
+      { reps: 1, workloads: "mixed,admin", peers: 7, out: CUSTOM },
     ],
+    [
+      "--quick with --only: the selection, quick-sized",
+      { quick: true, only: "commands" },
+      { reps: 1, workloads: "commands", peers: 7, out: CUSTOM },
+    ],
+    ["--reps alone is a selection", { reps: "2" }, { reps: 2, workloads: ALL, peers: 7, out: CUSTOM }],
     [
       "--out wins",
-      { workloads: "b", out: "/tmp/x.json" },
-      { reps: 1, workloads: "b", peers: 7, out: "/tmp/x.json" },
+      { only: "dispatch", out: "/tmp/x.json" },
+      { reps: 1, workloads: "dispatch", peers: 7, out: "/tmp/x.json" },
     ],
     [
       "the committed figures: three repetitions into latest.json",
       { reps: "3", out: LATEST },
-      { reps: 3, workloads: "a,b,c,d,e,f,g,h,i,k,l,p,s", peers: 7, out: LATEST },
+      { reps: 3, workloads: ALL, peers: 7, out: LATEST },
     ],
   ])("%s", (_, values, expected) => {
     const plan = benchPlan({ ...FULL, ...values });
     expect({
       reps: plan.reps,
-      workloads: [...plan.workloads].join(","),
+      workloads: plan.workloads.map((w) => w.name).join(","),
       peers: plan.peers.length,
       out: plan.outFile,
     }).toEqual(expected);
+  });
+
+  it("names each workload once and gives each its own letter", () => {
+    const names = WORKLOADS.flatMap((w) => [w.name, w.alias]);
+    expect(new Set(names).size).toBe(names.length);
+    expect(WORKLOADS.map((w) => w.alias).join("")).toBe("abcdefgpihlks");
   });
 
   it.each([
     [{ reps: "0" }, '--reps wants a whole number above 0, not "0"'],
     [{ reps: "x" }, '--reps wants a whole number above 0, not "x"'],
     [{ reps: "1.5" }, '--reps wants a whole number above 0, not "1.5"'],
-    [{ workloads: "a,z" }, '--workloads: no "z" (one of a, b, c, d, e, f, g, h, i, k, l, p, s)'],
+    [{ only: "throughput,z" }, `--only: no workload "z" (one of ${NAMES})`],
+    [{ only: "Throughput" }, `--only: no workload "Throughput" (one of ${NAMES})`],
+    [{ workloads: "a,z" }, `--workloads: no workload "z" (one of ${NAMES})`],
+    [{ only: "," }, "--only names nothing"],
     [{ workloads: "," }, "--workloads names nothing"],
+    [{ only: "a", workloads: "b" }, "--only and --workloads are the same option: give one"],
     [
       { peers: "sidekiq" },
       '--peers: no "sidekiq" (one of oahRedisPg, bullmq, oahSplit, pgBossStrictFifo, graphileNamedQueues, bullmqFsync, oahEmbedded)',
@@ -77,9 +114,19 @@ describe("the bench's command lines", () => {
     expect(stdout).toMatch(/^Usage: npm run (bench|soak) -- \[options\]/);
   });
 
+  it("main.js --help lists every workload with its name, its letter and what it measures", () => {
+    const { stdout } = command("main.js", "--help");
+    const listed = stdout.split("\n").filter((line) => /^ {2}[a-z-]+ +[a-z] {2}\S/.test(line));
+    expect(listed.map((line) => line.trim().split(/ +/).slice(0, 2).join(" "))).toEqual(
+      WORKLOADS.map((w) => `${w.name} ${w.alias}`),
+    );
+    for (const w of WORKLOADS) expect(stdout).toContain(`${w.alias}  ${w.measures}\n`);
+  });
+
   it.each([
     ["main.js", ["--reps", "x"], '--reps wants a whole number above 0, not "x"'],
-    ["main.js", ["--workloads", "z"], '--workloads: no "z"'],
+    ["main.js", ["--workloads", "z"], '--workloads: no workload "z"'],
+    ["main.js", ["--only", "throughput,z"], `--only: no workload "z" (one of ${NAMES})`],
     ["main.js", ["--fast"], "Unknown option '--fast'"],
     ["soak.js", ["--minutes", "0"], '--minutes wants a number above 0, not "0"'],
     ["soak.js", ["--sandboxes", "two"], '--sandboxes wants a whole number above 0, not "two"'],

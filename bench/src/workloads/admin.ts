@@ -28,6 +28,8 @@ import { log } from "../log";
 import { NO_WORKER_POOL } from "../peers/oah-snapshots";
 import type { Services } from "../services";
 import { percentile, round, type Summary, summarize } from "../stats";
+import type { AbsoluteRow } from "../table";
+import type { Workload } from "../workload";
 
 export const ADMIN_SESSIONS = 10_000;
 const DAY_MS = 86_400_000;
@@ -346,3 +348,41 @@ export async function adminBench(
     for (const s of stores) await s.dispose().catch(() => {});
   }
 }
+
+export const admin: Workload<AdminResult> = {
+  name: "admin",
+  alias: "d",
+  measures: "the storage list with each filter and the overview on 1,000,000 runs, over HTTP",
+  systems: { own: "an oah-api on each store, PostgreSQL and SQLite" },
+  writes: {
+    admin: ["unit", "listP95Ms", "overviewP95Ms", "runs", "rounds", "requestsPerRound", "postgres", "sqlite"],
+  },
+  run({ plan, services }) {
+    log(`(d) admin: storage list and overview on ${plan.admin.runs.toLocaleString("en")} runs`);
+    return adminBench(services, plan.admin);
+  },
+  report(result) {
+    const absolute: AbsoluteRow[] = [];
+    for (const kind of ["postgres", "sqlite"] as const) {
+      const r = result[kind];
+      if (!r) continue;
+      const name = kind === "postgres" ? "PostgreSQL" : "SQLite";
+      absolute.push({
+        figure: `admin ${name}: bulk load of ${r.runs.toLocaleString("en")} runs (s)`,
+        value: String(r.loadSeconds),
+      });
+      for (const [query, f] of Object.entries(r.queries))
+        absolute.push({
+          figure: `admin ${name}, ${query}: p50 / p95 (ms)`,
+          value: `${f.p50.median} / ${f.p95.median} (p95 range ${f.p95.min}–${f.p95.max})`,
+        });
+    }
+    const admin = {
+      unit: "ms, client-side, through the HTTP API; listP95Ms = the slowest list query's p95",
+      listP95Ms: result.postgres?.listP95Ms,
+      overviewP95Ms: result.postgres?.overviewP95Ms,
+      ...result,
+    };
+    return { sections: { admin }, absolute };
+  },
+};

@@ -8,7 +8,8 @@ import { loadRuns, waitFor } from "@oah/testing";
 import pg from "pg";
 import { log } from "../log";
 import type { OahSplit } from "../peers/oah-split";
-import { round } from "../stats";
+import { round, summarize } from "../stats";
+import { type Workload, withSplit } from "../workload";
 import type { WithSplit } from "./parked";
 import { bulkJobs } from "./throughput";
 
@@ -100,3 +101,48 @@ export async function bulkOnce(withSplit: WithSplit, shape: BulkShape): Promise<
   log(`  bulk: ${JSON.stringify(result)} (ratio ${round(beside.runsPerSecond / alone.runsPerSecond, 2)})`);
   return result;
 }
+
+export const bulk: Workload<BulkRound[]> = {
+  name: "bulk",
+  alias: "k",
+  measures: "500×20 no-op runs while a bulk requeue works through 20,000 dead letters, and without it",
+  systems: { own: "oah split, one oah-sandbox of 8 slots" },
+  writes: {
+    bulk: ["unit", "shape", "runsPerSecondAlone", "runsPerSecondBesideJob", "jobDoneDuringDrain", "ratio"],
+  },
+  async run(context) {
+    const { plan } = context;
+    const shape = plan.bulk;
+    const rounds: BulkRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(k) ${shape.sessions}×${shape.runsPerSession} no-op runs while a bulk requeue works through ` +
+          `${shape.quarantined} dead letters, ${shape.slots} slots, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await bulkOnce(withSplit(context), shape));
+    }
+    return rounds;
+  },
+  report(rounds, plan) {
+    const shape = plan.bulk;
+    const of = (pick: (r: BulkRound) => number) => summarize(rounds.map(pick));
+    const ratio = of((r) => Math.round((r.runsPerSecondBesideJob / r.runsPerSecondAlone) * 100) / 100);
+    const bulk = {
+      unit: "runs/s completed by one oah-sandbox while the measured runs drain (requeued ones included); split, Redis + PostgreSQL",
+      shape,
+      runsPerSecondAlone: of((r) => r.runsPerSecondAlone),
+      runsPerSecondBesideJob: of((r) => r.runsPerSecondBesideJob),
+      jobDoneDuringDrain: of((r) => r.jobDoneDuringDrain),
+      ratio,
+    };
+    return {
+      sections: { bulk },
+      absolute: [
+        {
+          figure: `workers' throughput while a bulk requeue of ${shape.quarantined} runs works / without it, ${shape.slots} slots (ratio)`,
+          value: ratio,
+        },
+      ],
+    };
+  },
+};

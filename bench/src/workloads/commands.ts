@@ -9,7 +9,9 @@
 import { createClient } from "@oah/client";
 import { createTempDir, startOah } from "@oah/testing";
 import { log } from "../log";
-import { percentile, round } from "../stats";
+import { percentile, round, type Summary, summarize } from "../stats";
+import { cell } from "../table";
+import { add, type Workload } from "../workload";
 
 /** The sandbox with OAH_STEP_NETWORK on, off or host; or no sandbox (OAH_SHELL=unsafe-host). */
 export type CommandMode = "on" | "off" | "host" | "unsafe-host";
@@ -71,3 +73,81 @@ export async function commandCostOnce(mode: CommandMode, samples: number): Promi
     dir.remove();
   }
 }
+
+/** Each mode's rounds, in the order of the repetitions. */
+type CommandsRaw = Map<CommandMode, CommandCostResult[]>;
+
+export const commands: Workload<CommandsRaw> = {
+  name: "commands",
+  alias: "g",
+  measures: "what a command's sandbox costs: runs of one `echo` step, with each step network and unconfined",
+  systems: { own: "oah embedded (SQLite), 2 slots; no peer runs commands" },
+  writes: {
+    commands: ["unit", "samples", "byMode", "addedByTheSandbox", "addedByTheNetwork"],
+  },
+  async run({ plan }) {
+    const raw: CommandsRaw = new Map();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(g) one echo shell step per run, sandboxed (each network) and unconfined, repetition ${rep}/${plan.reps}`,
+      );
+      for (const mode of COMMAND_MODES) add(raw, mode, await commandCostOnce(mode, plan.commands.samples));
+    }
+    return raw;
+  },
+  report(raw, plan) {
+    const byMode = Object.fromEntries(
+      [...raw].map(([mode, rs]) => [
+        mode,
+        {
+          stepP50Ms: summarize(rs.map((r) => r.stepP50Ms)),
+          stepP99Ms: summarize(rs.map((r) => r.stepP99Ms)),
+          runP50Ms: summarize(rs.map((r) => r.runP50Ms)),
+          runP99Ms: summarize(rs.map((r) => r.runP99Ms)),
+        },
+      ]),
+    );
+    const sandboxed = byMode.on!;
+    const offline = byMode.off!;
+    const host = byMode["unsafe-host"]!;
+    const added = (a: Summary, b: Summary) => Math.round((a.median - b.median) * 100) / 100;
+    const commands = {
+      unit: "ms per run of one `echo` shell step, one run at a time, oah embedded (SQLite), 2 slots",
+      samples: plan.commands.samples,
+      byMode,
+      addedByTheSandbox: {
+        stepP50Ms: added(sandboxed.stepP50Ms, host.stepP50Ms),
+        stepP99Ms: added(sandboxed.stepP99Ms, host.stepP99Ms),
+        runP50Ms: added(sandboxed.runP50Ms, host.runP50Ms),
+        runP99Ms: added(sandboxed.runP99Ms, host.runP99Ms),
+      },
+      addedByTheNetwork: {
+        stepP50Ms: added(sandboxed.stepP50Ms, offline.stepP50Ms),
+        stepP99Ms: added(sandboxed.stepP99Ms, offline.stepP99Ms),
+        runP50Ms: added(sandboxed.runP50Ms, offline.runP50Ms),
+        runP99Ms: added(sandboxed.runP99Ms, offline.runP99Ms),
+      },
+    };
+    return {
+      sections: { commands },
+      absolute: [
+        {
+          figure: "shell step `echo`, sandboxed: step p50 / p99 (ms)",
+          value: `${cell(sandboxed.stepP50Ms)} / ${cell(sandboxed.stepP99Ms)}`,
+        },
+        {
+          figure: "shell step `echo`, unconfined (unsafe-host): step p50 / p99 (ms)",
+          value: `${cell(host.stepP50Ms)} / ${cell(host.stepP99Ms)}`,
+        },
+        {
+          figure: "the sandbox adds to a step, p50 / p99 (ms)",
+          value: `${added(sandboxed.stepP50Ms, host.stepP50Ms)} / ${added(sandboxed.stepP99Ms, host.stepP99Ms)}`,
+        },
+        {
+          figure: "of which the step's network (on, against off), p50 / p99 (ms)",
+          value: `${added(sandboxed.stepP50Ms, offline.stepP50Ms)} / ${added(sandboxed.stepP99Ms, offline.stepP99Ms)}`,
+        },
+      ],
+    };
+  },
+};

@@ -9,8 +9,10 @@
 // milliseconds (Date.now() of another process, truncated), taken as the middle of
 // its millisecond (+0.5 ms).
 import { log, preciseNow, sleep } from "../log";
-import type { Peer } from "../peers";
-import { percentile, round } from "../stats";
+import { PEER_LABELS, type Peer, type PeerId } from "../peers";
+import { percentile, round, type Summary, summarize } from "../stats";
+import type { AbsoluteRow, ComparedRow } from "../table";
+import { add, oahSystems, otherSystems, versus, type Workload } from "../workload";
 
 export const DISPATCH_SLOTS = 4;
 const WARM_UP = 10;
@@ -62,3 +64,73 @@ export async function dispatchOnce(peer: Peer, samples: number): Promise<Dispatc
     await peer.teardown();
   }
 }
+
+/** Each system's rounds by its id, in the order of the repetitions. */
+type DispatchRaw = Map<PeerId, DispatchResult[]>;
+
+export const dispatch: Workload<DispatchRaw> = {
+  name: "dispatch",
+  alias: "b",
+  measures: "submit → start of one run at a time on an idle pool",
+  systems: "peers",
+  writes: {
+    dispatch: ["unit", "headline", "p50Ms", "p99Ms", "slots", "samples", "byPeer"],
+  },
+  async run({ plan, withPeer }) {
+    const raw: DispatchRaw = new Map();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(b) dispatch latency, ${plan.dispatch.samples} runs one at a time, repetition ${rep}/${plan.reps}`,
+      );
+      for (const id of plan.peers)
+        add(raw, id, await withPeer(id, (p) => dispatchOnce(p, plan.dispatch.samples)));
+    }
+    return raw;
+  },
+  report(raw, plan) {
+    const oahIds = oahSystems(plan);
+    const byPeer: Partial<Record<PeerId, Record<string, Summary>>> = {};
+    for (const id of plan.peers) {
+      const rs = raw.get(id)!;
+      byPeer[id] = {
+        p50Ms: summarize(rs.map((r) => r.p50Ms)),
+        p99Ms: summarize(rs.map((r) => r.p99Ms)),
+        ownStampsP50Ms: summarize(rs.map((r) => r.storeP50Ms)),
+        ownStampsP99Ms: summarize(rs.map((r) => r.storeP99Ms)),
+        submitCallP50Ms: summarize(rs.map((r) => r.acceptP50Ms)),
+      };
+    }
+    const compared: ComparedRow[] = [];
+    for (const q of ["p50Ms", "p99Ms"] as const)
+      for (const oah of oahIds)
+        for (const peer of otherSystems(plan))
+          compared.push({
+            figure: `dispatch ${q.slice(0, 3)}, submit → start (ms): ${versus(oah, peer)}`,
+            oah: byPeer[oah]![q]!,
+            peer: byPeer[peer]![q]!,
+            better: "lower",
+          });
+    const absolute: AbsoluteRow[] = [];
+    for (const oah of oahIds)
+      absolute.push({
+        figure: `dispatch, ${PEER_LABELS[oah]}: enqueued_at → started_at in the store, p50 / p99 (ms)`,
+        value: `${byPeer[oah]!.ownStampsP50Ms!.median} / ${byPeer[oah]!.ownStampsP99Ms!.median}`,
+      });
+    for (const id of plan.peers)
+      absolute.push({
+        figure: `dispatch, ${PEER_LABELS[id]}: the submit call returns, p50 (ms)`,
+        value: byPeer[id]!.submitCallP50Ms!,
+      });
+    const head = byPeer.oahRedisPg ?? byPeer[oahIds[0]!];
+    const dispatch = {
+      unit: "ms, bench clock before submitting → the system's start stamp; idle pool, one run at a time",
+      headline: byPeer.oahRedisPg ? "oahRedisPg" : oahIds[0],
+      p50Ms: head?.p50Ms?.median,
+      p99Ms: head?.p99Ms?.median,
+      slots: DISPATCH_SLOTS,
+      samples: plan.dispatch.samples,
+      byPeer,
+    };
+    return { sections: { dispatch }, compared, absolute };
+  },
+};

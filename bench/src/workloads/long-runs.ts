@@ -8,7 +8,8 @@ import { waitFor } from "@oah/testing";
 import { log } from "../log";
 import type { OahRedisPgEmbedded } from "../peers/oah-redis-pg-embedded";
 import type { JobSpec } from "../peers/types";
-import { round } from "../stats";
+import { round, summarize } from "../stats";
+import { type Workload, withRedisPg } from "../workload";
 
 export interface LongRunsShape {
   slots: number;
@@ -112,3 +113,64 @@ export async function longRunsOnce(withEmbedded: WithEmbedded, shape: LongRunsSh
   log(`  long runs: ${JSON.stringify(result)}`);
   return result;
 }
+
+export const longRuns: Workload<LongRunsRound[]> = {
+  name: "long-runs",
+  alias: "h",
+  measures: "1,000 sessions × 3 runs of 1 s on one host of 1,000 slots, and the CPU of 1,000 active runs",
+  systems: { own: "oah Redis+PG, one oah-api of 1,000 slots" },
+  writes: {
+    longRuns: [
+      "unit",
+      "shape",
+      "drainSeconds",
+      "idealSeconds",
+      "drainRatio",
+      "hostCpuPercent",
+      "postgresCpuPercent",
+    ],
+  },
+  async run(context) {
+    const { plan } = context;
+    const shape = plan.longRuns;
+    const rounds: LongRunsRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(h) ${shape.sessions}×${shape.runsPerSession} runs of ${shape.runMs} ms on one host of ${shape.slots} slots, ` +
+          `then ${shape.slots} active runs' heartbeats, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await longRunsOnce(withRedisPg(context), shape));
+    }
+    return rounds;
+  },
+  report(rounds, plan) {
+    const shape = plan.longRuns;
+    const of = (pick: (r: LongRunsRound) => number) => summarize(rounds.map(pick));
+    const longRuns = {
+      unit: "drain = last end − first start (s), against the ideal; CPU in % of one core over the sample, all runs active",
+      shape,
+      drainSeconds: of((r) => r.drainSeconds),
+      idealSeconds: rounds[0]!.idealSeconds,
+      drainRatio: of((r) => r.drainRatio),
+      hostCpuPercent: of((r) => r.hostCpuPercent),
+      postgresCpuPercent: of((r) => r.postgresCpuPercent),
+    };
+    return {
+      sections: { longRuns },
+      absolute: [
+        {
+          figure: `long runs: drain / ideal (${longRuns.idealSeconds} s), ${shape.slots} slots on one host`,
+          value: longRuns.drainRatio,
+        },
+        {
+          figure: `${shape.slots} active runs: oah host CPU (% of one core)`,
+          value: longRuns.hostCpuPercent,
+        },
+        {
+          figure: `${shape.slots} active runs: PostgreSQL CPU (% of one core)`,
+          value: longRuns.postgresCpuPercent,
+        },
+      ],
+    };
+  },
+};

@@ -11,7 +11,8 @@ import { BullmqPeer } from "../peers/bullmq";
 import { inParallel, SUBMIT_CONCURRENCY, submitJob } from "../peers/oah-client";
 import { NO_WORKER_POOL } from "../peers/oah-snapshots";
 import type { Services } from "../services";
-import { round } from "../stats";
+import { round, type Summary, summarize } from "../stats";
+import type { Workload } from "../workload";
 import { bulkJobs } from "./throughput";
 
 const SETTLE_MS = 2_000;
@@ -49,6 +50,17 @@ export interface MemoryRound {
   redisMbPer1000QueuedBullmq: number;
   embeddedRssMbPer1000Queued: number;
 }
+
+/** A round's figures, in the order the results file keeps them. */
+const MEMORY_FIGURES = [
+  "idleApiEmbeddedRssMb",
+  "idleApiOnlyRssMb",
+  "idleSandboxRssMb",
+  "apiOnlyRssMbPer1000Queued",
+  "redisMbPer1000QueuedOah",
+  "redisMbPer1000QueuedBullmq",
+  "embeddedRssMbPer1000Queued",
+] as const satisfies readonly (keyof MemoryRound)[];
 
 /** One round of every memory figure; `queued` runs (and BullMQ jobs) for the per-1,000 figures. */
 export async function memoryOnce(services: Services, queued: number): Promise<MemoryRound> {
@@ -140,3 +152,59 @@ export async function memoryOnce(services: Services, queued: number): Promise<Me
     for (const d of dirs) d.remove();
   }
 }
+
+export const memory: Workload<MemoryRound[]> = {
+  name: "memory",
+  alias: "e",
+  measures:
+    "RSS of idle hosts and per 1,000 queued runs; Redis memory per 1,000 queued runs, beside BullMQ's",
+  systems: { own: "oah-api embedded and --api-only, oah-sandbox; BullMQ's jobs in Redis" },
+  writes: {
+    memory: ["unit", "note", "idleRssMb", "idleRssMbOf", "queuedRuns", ...MEMORY_FIGURES],
+  },
+  async run({ plan, services }) {
+    const rounds: MemoryRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(e) memory, repetition ${rep}/${plan.reps}`);
+      rounds.push(await memoryOnce(services, plan.memory.queued));
+    }
+    return rounds;
+  },
+  report(rounds, plan) {
+    const m = Object.fromEntries(
+      MEMORY_FIGURES.map((k) => [k, summarize(rounds.map((r) => r[k]))]),
+    ) as Record<keyof MemoryRound, Summary>;
+    const memory = {
+      unit: "MB (VmRSS; Redis used_memory); per 1,000 queued runs after a warm-up burst of as many",
+      note: "RSS holds garbage V8 has not collected yet, so the RSS growth per 1,000 queued runs is an upper bound",
+      idleRssMb: m.idleApiEmbeddedRssMb.median,
+      idleRssMbOf: "oah-api, embedded default (SQLite, default pool), idle",
+      queuedRuns: plan.memory.queued,
+      ...m,
+    };
+    return {
+      sections: { memory },
+      compared: [
+        {
+          figure: "Redis memory per 1,000 queued runs (MB): oah vs BullMQ",
+          oah: m.redisMbPer1000QueuedOah,
+          peer: m.redisMbPer1000QueuedBullmq,
+          better: "lower",
+        },
+      ],
+      absolute: [
+        { figure: "RSS, idle oah-api embedded default (MB)", value: m.idleApiEmbeddedRssMb },
+        { figure: "RSS, idle oah-api --api-only (MB)", value: m.idleApiOnlyRssMb },
+        { figure: "RSS, idle oah-sandbox (MB)", value: m.idleSandboxRssMb },
+        {
+          figure: "RSS growth of oah-api --api-only per 1,000 queued runs (MB)",
+          value: m.apiOnlyRssMbPer1000Queued,
+        },
+        {
+          figure: "RSS growth of oah-api embedded per 1,000 queued runs, in-process queue (MB)",
+          value: m.embeddedRssMbPer1000Queued,
+        },
+      ],
+    };
+  },
+};

@@ -7,8 +7,10 @@
 // not a new process's cold start (its first runs met connections still to open and
 // code not yet compiled: queue waits of 40–130 ms in oah's first half-second).
 import { log, sleep } from "../log";
-import type { JobSpec, Peer } from "../peers";
-import { percentile, round } from "../stats";
+import type { JobSpec, Peer, PeerId } from "../peers";
+import { percentile, round, type Summary, summarize } from "../stats";
+import type { ComparedRow } from "../table";
+import { add, oahSystems, otherSystems, versus, type Workload } from "../workload";
 
 export const MIXED_SESSIONS = 1_000;
 export const MIXED_SLOTS = 16;
@@ -110,3 +112,58 @@ export async function mixedOnce(peer: Peer, ratePerSecond: number, seconds: numb
     await peer.teardown();
   }
 }
+
+/** Each system's rounds by its id, in the order of the repetitions. */
+type MixedRaw = Map<PeerId, MixedResult[]>;
+
+export const mixed: Workload<MixedRaw> = {
+  name: "mixed",
+  alias: "c",
+  measures: "queue wait of runs of 5–50 ms arriving at 200 runs/s over 1,000 sessions for 10 s",
+  systems: "peers",
+  writes: {
+    mixed: ["unit", "ratePerSecond", "seconds", "sessions", "slots", "runDurationMs", "byPeer"],
+  },
+  async run({ plan, withPeer }) {
+    const { ratePerSecond, seconds } = plan.mixed;
+    const raw: MixedRaw = new Map();
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(c) mixed: ${ratePerSecond} runs/s of 5–50 ms for ${seconds} s, repetition ${rep}/${plan.reps}`);
+      for (const id of plan.peers)
+        add(raw, id, await withPeer(id, (p) => mixedOnce(p, ratePerSecond, seconds)));
+    }
+    return raw;
+  },
+  report(raw, plan) {
+    const byPeer: Partial<Record<PeerId, Record<string, Summary>>> = {};
+    for (const id of plan.peers) {
+      const rs = raw.get(id)!;
+      byPeer[id] = {
+        queueWaitP50Ms: summarize(rs.map((r) => r.queueWaitP50Ms)),
+        queueWaitP99Ms: summarize(rs.map((r) => r.queueWaitP99Ms)),
+        achievedRatePerSecond: summarize(rs.map((r) => r.achievedRatePerSecond)),
+        maxSendLagMs: summarize(rs.map((r) => r.maxSendLagMs)),
+      };
+    }
+    const compared: ComparedRow[] = [];
+    for (const q of ["queueWaitP50Ms", "queueWaitP99Ms"] as const)
+      for (const oah of oahSystems(plan))
+        for (const peer of otherSystems(plan))
+          compared.push({
+            figure: `mixed queue wait ${q.slice(9, 12).toLowerCase()} (ms): ${versus(oah, peer)}`,
+            oah: byPeer[oah]![q]!,
+            peer: byPeer[peer]![q]!,
+            better: "lower",
+          });
+    const mixed = {
+      unit: "ms, the system's enqueue stamp → its start stamp",
+      ratePerSecond: plan.mixed.ratePerSecond,
+      seconds: plan.mixed.seconds,
+      sessions: MIXED_SESSIONS,
+      slots: MIXED_SLOTS,
+      runDurationMs: [5, 50],
+      byPeer,
+    };
+    return { sections: { mixed }, compared };
+  },
+};

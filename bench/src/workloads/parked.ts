@@ -8,7 +8,9 @@
 import { log } from "../log";
 import type { OahSplit } from "../peers/oah-split";
 import type { JobSpec } from "../peers/types";
-import { round } from "../stats";
+import { round, summarize } from "../stats";
+import { cell } from "../table";
+import { type Workload, withSplit } from "../workload";
 import { rssMb } from "./memory";
 import { throughputOnce } from "./throughput";
 
@@ -57,3 +59,61 @@ export async function parkedOnce(withSplit: WithSplit, shape: ParkedShape): Prom
   log(`  parked: ${JSON.stringify(result)} (ratio ${round(beside.runsPerSecond / alone.runsPerSecond, 2)})`);
   return result;
 }
+
+export const parked: Workload<ParkedRound[]> = {
+  name: "parked",
+  alias: "p",
+  measures: "500×20 no-op runs beside 5,000 sessions parked waiting for a tool result, and alone",
+  systems: { own: "oah split, one oah-sandbox of 8 slots" },
+  writes: {
+    parked: [
+      "unit",
+      "shape",
+      "runsPerSecondAlone",
+      "runsPerSecondBesideParked",
+      "ratio",
+      "sandboxRssMbAlone",
+      "sandboxRssMbBesideParked",
+    ],
+  },
+  async run(context) {
+    const { plan } = context;
+    const shape = plan.parked;
+    const rounds: ParkedRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(p) ${shape.sessions}×${shape.runsPerSession} no-op runs beside ${shape.parked} parked sessions, ` +
+          `${shape.slots} slots, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await parkedOnce(withSplit(context), shape));
+    }
+    return rounds;
+  },
+  report(rounds, plan) {
+    const shape = plan.parked;
+    const of = (pick: (r: ParkedRound) => number) => summarize(rounds.map(pick));
+    const ratio = of((r) => Math.round((r.runsPerSecondBesideParked / r.runsPerSecondAlone) * 100) / 100);
+    const parked = {
+      unit: "runs/s of the no-op runs, completed / (last end − first start); one oah-sandbox, split, Redis + PostgreSQL",
+      shape,
+      runsPerSecondAlone: of((r) => r.runsPerSecondAlone),
+      runsPerSecondBesideParked: of((r) => r.runsPerSecondBesideParked),
+      ratio,
+      sandboxRssMbAlone: of((r) => r.sandboxRssMbAlone),
+      sandboxRssMbBesideParked: of((r) => r.sandboxRssMbBesideParked),
+    };
+    return {
+      sections: { parked },
+      absolute: [
+        {
+          figure: `no-op runs beside ${shape.parked} parked sessions / alone, ${shape.slots} slots (throughput ratio)`,
+          value: ratio,
+        },
+        {
+          figure: "oah-sandbox RSS after the drain: alone / beside the parked sessions (MB)",
+          value: `${cell(parked.sandboxRssMbAlone)} / ${cell(parked.sandboxRssMbBesideParked)}`,
+        },
+      ],
+    };
+  },
+};

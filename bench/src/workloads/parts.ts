@@ -22,9 +22,13 @@ import { createTempDir, newRun, REPO_ROOT } from "@oah/testing";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { log } from "../log";
+import { PEER_LABELS } from "../peers";
 import { inParallel, SUBMIT_CONCURRENCY } from "../peers/oah-client";
 import type { Services } from "../services";
-import { round } from "../stats";
+import { round, type Summary, summarize } from "../stats";
+import type { AbsoluteRow, ComparedRow } from "../table";
+import { otherSystems, type Sections, type Workload } from "../workload";
+import { throughputMedian } from "./throughput";
 
 export interface PartsResult {
   storeAloneRunsPerSecond: number;
@@ -232,3 +236,80 @@ export async function partsOnce(
   );
   return result;
 }
+
+/** Each slot count's rounds, in the order of the repetitions. */
+type PartsRaw = Map<number, PartsResult[]>;
+
+export const parts: Workload<PartsRaw> = {
+  name: "parts",
+  alias: "f",
+  measures: "the store alone, the queue alone and the floor of oah Redis+PG, on the shape of throughput",
+  systems: { own: "oah Redis+PG's store and queue, in the bench process" },
+  writes: {
+    parts: ["unit", "workload", "bySlots"],
+    // Beside the whole's figures at the headline slot count, when throughput ran before.
+    throughput: ["storeAlone", "floor"],
+  },
+  async run({ plan, services }) {
+    const { sessions, runsPerSession } = plan.throughput;
+    const raw: PartsRaw = new Map();
+    for (let rep = 1; rep <= plan.reps; rep++)
+      for (const slots of plan.throughput.slots) {
+        log(`(f) the store alone and the queue alone, ${slots} slots, repetition ${rep}/${plan.reps}`);
+        const list = raw.get(slots) ?? [];
+        list.push(await partsOnce(services, sessions, runsPerSession, slots));
+        raw.set(slots, list);
+      }
+    return raw;
+  },
+  report(raw, plan, earlier) {
+    const sections: Sections = {};
+    const compared: ComparedRow[] = [];
+    const absolute: AbsoluteRow[] = [];
+    const bySlots: Record<string, Record<keyof PartsResult, Summary>> = {};
+    for (const [slots, rs] of raw) {
+      const store = summarize(rs.map((r) => r.storeAloneRunsPerSecond));
+      const queue = summarize(rs.map((r) => r.queueAloneRunsPerSecond));
+      const floor = summarize(rs.map((r) => r.floorRunsPerSecond));
+      bySlots[slots] = {
+        storeAloneRunsPerSecond: store,
+        queueAloneRunsPerSecond: queue,
+        floorRunsPerSecond: floor,
+      };
+      absolute.push(
+        { figure: `store alone (PostgreSQL: start, end, events), ${slots} slots (runs/s)`, value: store },
+        { figure: `queue alone (Redis: claim, release), ${slots} slots (runs/s)`, value: queue },
+        { figure: `the floor (a bare table, the same batch shape), ${slots} slots (runs/s)`, value: floor },
+        {
+          figure: `store alone / the floor, ${slots} slots`,
+          value: String(Math.round((store.median / floor.median) * 100) / 100),
+        },
+      );
+      const whole = throughputMedian(earlier, slots, "oahRedisPg");
+      if (whole)
+        absolute.push({
+          figure: `oah Redis+PG / the store alone, ${slots} slots`,
+          value: String(Math.round((whole.median / store.median) * 100) / 100),
+        });
+      if (earlier.throughput && String(slots) === String(plan.throughput.slots[0]))
+        sections.throughput = { storeAlone: store.median, floor: floor.median };
+      // The store alone is a ceiling of oah Redis+PG's throughput: set it beside the peers'.
+      for (const peer of otherSystems(plan)) {
+        const theirs = throughputMedian(earlier, slots, peer);
+        if (theirs)
+          compared.push({
+            figure: `throughput, ${slots} slots (runs/s): the store alone, the ceiling of oah Redis+PG, vs ${PEER_LABELS[peer]}`,
+            oah: store,
+            peer: theirs,
+            better: "higher",
+          });
+      }
+    }
+    sections.parts = {
+      unit: "runs/s of each part of oah Redis+PG alone, in the bench process, on the shape of (a)",
+      workload: { sessions: plan.throughput.sessions, runsPerSession: plan.throughput.runsPerSession },
+      bySlots,
+    };
+    return { sections, compared, absolute };
+  },
+};

@@ -14,7 +14,9 @@ import { createTempDir, type OahProcess, startOah } from "@oah/testing";
 import { Agent, fetch as undiciFetch } from "undici";
 import { log, sleep } from "../log";
 import type { Services } from "../services";
-import { percentile, round } from "../stats";
+import { percentile, round, summarize } from "../stats";
+import { cell } from "../table";
+import type { Workload } from "../workload";
 
 export interface StreamsResult {
   streams: number;
@@ -162,3 +164,50 @@ export async function streamsOnce(
     dir.remove();
   }
 }
+
+export const streams: Workload<StreamsResult[]> = {
+  name: "streams",
+  alias: "s",
+  measures: "1,000 open event streams and the time an event takes from a sandbox to them",
+  systems: { own: "oah split, one oah-api --api-only and two oah-sandbox of 8 slots" },
+  writes: {
+    streams: ["unit", "shape", "openSeconds", "apiRssMb", "latency"],
+  },
+  async run({ plan, services }) {
+    const rs: StreamsResult[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(`(s) ${plan.streams.streams} open event streams, repetition ${rep}/${plan.reps}`);
+      rs.push(await streamsOnce(services, plan.streams));
+    }
+    return rs;
+  },
+  report(rs, plan) {
+    const of = (pick: (r: StreamsResult) => number) => summarize(rs.map(pick));
+    const streams = {
+      unit: "session streams held open by clients of one oah-api --api-only while two oah-sandbox (8 slots each) execute every session's runs, Redis + PostgreSQL",
+      shape: plan.streams,
+      openSeconds: of((r) => r.openSeconds),
+      apiRssMb: of((r) => r.apiRssMb),
+      latency: {
+        p50Ms: of((r) => r.latencyP50Ms),
+        p99Ms: of((r) => r.latencyP99Ms),
+        maxMs: of((r) => r.latencyMaxMs),
+      },
+    };
+    const { latency } = streams;
+    return {
+      sections: { streams },
+      absolute: [
+        {
+          figure: `${plan.streams.streams} session streams on one oah-api --api-only: opened in (s) / its memory (MB)`,
+          value: `${cell(streams.openSeconds)} / ${cell(streams.apiRssMb)}`,
+        },
+        {
+          figure:
+            "a run's start or end on a sandbox to the API's stream: p50 / p99 / max (ms; target p99 ≤ 100)",
+          value: `${cell(latency.p50Ms)} / ${cell(latency.p99Ms)} / ${cell(latency.maxMs)}`,
+        },
+      ],
+    };
+  },
+};

@@ -4,7 +4,8 @@
 // clients. Runs/s = runs accepted / wall time of each phase, as a client sees it.
 import { log } from "../log";
 import { inParallel, postJson, submitJob } from "../peers/oah-client";
-import { round } from "../stats";
+import { round, summarize } from "../stats";
+import { type Workload, withSplit } from "../workload";
 import type { WithSplit } from "./parked";
 
 export interface SubmitShape {
@@ -68,3 +69,52 @@ export async function submitOnce(withSplit: WithSplit, shape: SubmitShape): Prom
     }
   });
 }
+
+export const submit: Workload<SubmitRound[]> = {
+  name: "submit",
+  alias: "i",
+  measures: "submissions over HTTP: single ones from 64 clients, and in batches of 1,000",
+  systems: { own: "oah split, oah-api --api-only on Redis + PostgreSQL with no worker" },
+  writes: {
+    submit: ["unit", "shape", "singlePerSec", "batchedPerSec", "single", "batched"],
+  },
+  async run(context) {
+    const { plan } = context;
+    const shape = plan.submit;
+    const rounds: SubmitRound[] = [];
+    for (let rep = 1; rep <= plan.reps; rep++) {
+      log(
+        `(i) ${shape.singles} single submissions from ${shape.clients} clients, then ${shape.batched} runs in ` +
+          `batches of ${shape.batchSize}, repetition ${rep}/${plan.reps}`,
+      );
+      rounds.push(await submitOnce(withSplit(context), shape));
+    }
+    return rounds;
+  },
+  report(rounds, plan) {
+    const shape = plan.submit;
+    const single = summarize(rounds.map((r) => r.singlePerSec));
+    const batched = summarize(rounds.map((r) => r.batchedPerSec));
+    const submit = {
+      unit: "runs accepted per second, as the clients see it; oah-api --api-only on Redis + PostgreSQL, no worker",
+      shape,
+      singlePerSec: single.median,
+      batchedPerSec: batched.median,
+      single,
+      batched,
+    };
+    return {
+      sections: { submit },
+      absolute: [
+        {
+          figure: `single submissions over HTTP, ${shape.clients} clients, Redis+PG (runs/s)`,
+          value: single,
+        },
+        {
+          figure: `batched submissions over HTTP, ${shape.batchSize} a batch, Redis+PG (runs/s)`,
+          value: batched,
+        },
+      ],
+    };
+  },
+};
