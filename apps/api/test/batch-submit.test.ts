@@ -127,10 +127,17 @@ describe.each(BACKENDS)("batched submission on %s", (kind) => {
     expect(partial.status).toBe(202);
     expect(partial.body.items[0]).toMatchObject({ error: { code: "session_workspace_mismatch" } });
     expect(partial.body.items[1]).toMatchObject({ created: true, run: { workspaceId: "team-a", seq: 2 } });
+    // A submission naming no workspace joins the session's.
+    const unnamed = await t.client.post<{ run: Run }>(`/api/v1/sessions/${session}/runs`, {
+      input: inB.input,
+    });
+    expect(unnamed.status).toBe(202);
+    expect(unnamed.body.run).toMatchObject({ workspaceId: "team-a", seq: 3 });
     const runs = (await t.oah.listRuns(session)).items;
     expect(runs.map((r) => [r.workspaceId, r.seq])).toEqual([
       ["team-a", 1],
       ["team-a", 2],
+      ["team-a", 3],
     ]);
   });
 });

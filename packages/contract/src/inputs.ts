@@ -15,7 +15,8 @@ const submitFields = {
   priority: z.enum(RUN_PRIORITIES).default("normal"),
   timeoutMs: z.int().min(1).max(DAY_MS).optional(),
   idempotencyKey: z.string().min(1).max(200).optional(),
-  workspaceId: workspaceIdSchema.default("default"),
+  /** Omitted: the session's workspace, or `default` for a new session (docs/spec.md §3). */
+  workspaceId: workspaceIdSchema.optional(),
   parentRunId: runIdSchema.optional(),
 };
 
@@ -77,7 +78,8 @@ export interface Submission {
   input: unknown;
   priority: RunPriority;
   timeoutMs: number;
-  workspaceId: string;
+  /** Null in a submission that names none: the session's. */
+  workspaceId: string | null;
   parentRunId: string | null;
 }
 
@@ -91,7 +93,7 @@ export function sameSubmission(run: Submission, asked: Submission): boolean {
     run.executor === asked.executor &&
     run.priority === asked.priority &&
     run.timeoutMs === asked.timeoutMs &&
-    run.workspaceId === asked.workspaceId &&
+    (asked.workspaceId === null || run.workspaceId === asked.workspaceId) &&
     run.parentRunId === asked.parentRunId &&
     jsonEqual(run.input, asked.input)
   );

@@ -261,7 +261,7 @@ describe("oah-controller with the Kubernetes target, against a stand-in API serv
       .toBe("done");
     const submitted = await load.stop();
 
-    expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "test" });
+    expect(rollout).toMatchObject({ total: 2, replaced: 2, requestedBy: "local", claimedBy: "test" });
     expect(rollout!.steps.map((s) => s.hostId).sort()).toEqual(before);
     expect(rollout!.steps.every((s) => s.state === "replaced" && s.replacementId !== null)).toBe(true);
     const replacements = rollout!.steps.map((s) => s.replacementId!).sort();

@@ -40,7 +40,8 @@ export type SubmissionOutcome =
 export interface NewRun {
   id: string;
   sessionId: string;
-  workspaceId: string;
+  /** Null: the session's workspace, or `default` for a new session (docs/spec.md §3). */
+  workspaceId: string | null;
   parentRunId: string | null;
   priority: RunPriority;
   executor: ExecutorName;

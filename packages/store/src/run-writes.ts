@@ -15,6 +15,9 @@ import type { Claim, HeartbeatResult, LockedStaleRun, NewRun, StartResult } from
  * values every RunStore writes alike, whatever holds its rows.
  */
 
+/** The workspace a session's first run makes it belong to when the run names none. */
+export const DEFAULT_WORKSPACE = "default";
+
 /**
  * The workspace each session of a batch belongs to (docs/spec.md §3): the one it has, else the
  * workspace of its first run in the batch.
@@ -24,15 +27,20 @@ export function sessionOwners(
   existing: ReadonlyMap<string, string>,
 ): Map<string, string> {
   const owners = new Map(existing);
-  for (const r of runs) if (!owners.has(r.sessionId)) owners.set(r.sessionId, r.workspaceId);
+  for (const r of runs)
+    if (!owners.has(r.sessionId)) owners.set(r.sessionId, r.workspaceId ?? DEFAULT_WORKSPACE);
   return owners;
 }
+
+/** A submission's workspace, given its session's: the one it names must be that one. */
+export const joinsOwner = (run: Pick<NewRun, "workspaceId">, owner: string | undefined): boolean =>
+  run.workspaceId === null || run.workspaceId === owner;
 
 /**
  * A submission into a session of another workspace, refused. The session's own workspace is not
  * named: the caller may not be allowed to know it.
  */
-export const workspaceMismatch = (run: Pick<NewRun, "sessionId" | "workspaceId">): OahError =>
+export const workspaceMismatch = (run: { sessionId: string; workspaceId: string | null }): OahError =>
   new OahError(
     "session_workspace_mismatch",
     `session ${run.sessionId} belongs to another workspace than ${run.workspaceId}: every run of a session is in ` +

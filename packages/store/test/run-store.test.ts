@@ -193,13 +193,22 @@ describe.each(IN_PROCESS_STORE_KINDS)("RunStore on %s", (kind) => {
       expect(partial[0]).toEqual({ refused: expect.objectContaining(refusal) });
       expect(partial[1]).toMatchObject({ created: true, run: { workspaceId: "ws-a" } });
     }
-    const runs = await store.listSessionRuns("s-ws", { limit: 10 });
-    expect(runs.map((r) => [r.workspaceId, r.seq])).toEqual([
-      ["ws-a", 1],
-      ["ws-a", 2],
-      ["ws-a", 3],
-      ["ws-a", 4],
+    // A submission that names no workspace joins the session's, one at a time or in a batch; a
+    // new session without one is in the default workspace.
+    const unnamed = (sessionId: string, overrides = {}) =>
+      newRun(sessionId, { workspaceId: null, ...overrides });
+    const joined = await Promise.all([
+      store.createRun(unnamed("s-ws")),
+      store.createRun(unnamed("s-ws", { idempotencyKey: "u" })),
+      store.createRuns([unnamed("s-ws"), unnamed("s-ws-fresh"), unnamed("s-ws")], { atomic: true }),
     ]);
+    const workspaces = [joined[0].run, joined[1].run, ...joined[2].map((o) => ("run" in o ? o.run : null))];
+    expect(workspaces.map((r) => r?.workspaceId)).toEqual(["ws-a", "ws-a", "ws-a", "default", "ws-a"]);
+    // Repeated without a workspace, a key's run is the same submission.
+    expect(await store.createRun(unnamed("s-ws", { idempotencyKey: "u" }))).toMatchObject({ created: false });
+    const runs = await store.listSessionRuns("s-ws", { limit: 10 });
+    expect(runs.map((r) => r.workspaceId)).toEqual(Array.from({ length: 8 }, () => "ws-a"));
+    expect(runs.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(runs[0]!.id).toBe(first.run.id);
   });
 

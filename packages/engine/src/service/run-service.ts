@@ -145,7 +145,7 @@ export class RunService {
     return {
       id: newRunId(),
       sessionId: input.sessionId,
-      workspaceId: input.workspaceId,
+      workspaceId: input.workspaceId ?? null,
       parentRunId: input.parentRunId ?? null,
       priority: input.priority,
       executor: input.executor,

@@ -78,8 +78,10 @@ import type {
   WorkspaceActivity,
 } from "../run-store";
 import {
+  DEFAULT_WORKSPACE,
   type HeartbeatRow,
   heartbeatResult,
+  joinsOwner,
   lockedStaleRun,
   manualRequeueData,
   manualRequeueFacts,
@@ -164,16 +166,17 @@ export class MemoryRunStore implements RunStore {
     const db = this.db;
     const now = this.now();
     const session = db.sessions.get(input.sessionId);
-    if (session && session.workspace_id !== input.workspaceId) throw workspaceMismatch(input);
+    if (session && !joinsOwner(input, session.workspace_id)) throw workspaceMismatch(input);
+    const workspaceId = session?.workspace_id ?? input.workspaceId ?? DEFAULT_WORKSPACE;
     if (input.idempotencyKey !== null) {
       const existing = db.runsOf(input.sessionId).find((r) => r.idempotency_key === input.idempotencyKey);
       if (existing) return { run: this.run(existing), created: false, queueEntry: entryOf(existing) };
     }
-    const row = newRunRecord(input, (session?.last_seq ?? 0) + 1, now);
+    const row = newRunRecord({ ...input, workspaceId }, (session?.last_seq ?? 0) + 1, now);
     db.insertRun(row);
     db.sessions.set(input.sessionId, {
       id: input.sessionId,
-      workspace_id: input.workspaceId,
+      workspace_id: workspaceId,
       last_seq: row.seq,
       created_at: session?.created_at ?? now,
       updated_at: now,
@@ -187,7 +190,7 @@ export class MemoryRunStore implements RunStore {
       inputs,
       new Map([...this.db.sessions.values()].map((s) => [s.id, s.workspace_id])),
     );
-    const refused = (input: NewRun) => owners.get(input.sessionId) !== input.workspaceId;
+    const refused = (input: NewRun) => !joinsOwner(input, owners.get(input.sessionId));
     if (atomic) {
       // Nothing is written when a submission is refused or a key conflicts: they are found first.
       const first = inputs.findIndex(refused);
@@ -200,7 +203,9 @@ export class MemoryRunStore implements RunStore {
           .runsOf(input.sessionId)
           .find((r) => r.idempotency_key === input.idempotencyKey);
         const before = stored ? { index: -1, run: this.run(stored) } : earlier.get(key);
-        if (!before) earlier.set(key, { index, run: this.run(newRunRecord(input, 0, this.now())) });
+        const workspaceId = owners.get(input.sessionId)!;
+        if (!before)
+          earlier.set(key, { index, run: this.run(newRunRecord({ ...input, workspaceId }, 0, this.now())) });
         if (!before || sameSubmission(before.run, input)) return [];
         const named = before.index < 0 ? before.run.id : `runs[${before.index}]`;
         return [{ index, earlier: named, sessionId: input.sessionId }];
@@ -980,8 +985,8 @@ export class MemoryRunStore implements RunStore {
   }
 }
 
-/** A submission's row, queued at `seq` of its session. */
-function newRunRecord(input: NewRun, seq: number, now: number): RunRecord {
+/** A submission's row, queued at `seq` of its session (its workspace resolved). */
+function newRunRecord(input: NewRun & { workspaceId: string }, seq: number, now: number): RunRecord {
   return {
     id: input.id,
     session_id: input.sessionId,

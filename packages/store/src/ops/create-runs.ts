@@ -3,7 +3,7 @@ import { batchRefusal, OahError, type QueueEntry } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, entryOf, type RunRow } from "../rows";
 import type { NewRun, SubmissionOutcome } from "../run-store";
-import { sessionOwners, workspaceMismatch } from "../run-writes";
+import { DEFAULT_WORKSPACE, joinsOwner, sessionOwners, workspaceMismatch } from "../run-writes";
 import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns } from "../sql-fragments";
 import type { OpContext } from "./context";
@@ -62,7 +62,7 @@ async function mismatchedRuns(db: SqlClient, runs: readonly NewRun[]): Promise<n
     )})`,
   );
   const owners = sessionOwners(runs, new Map(found.map((s) => [s.id, s.workspace_id])));
-  return runs.flatMap((r, i) => (owners.get(r.sessionId) === r.workspaceId ? [] : [i]));
+  return runs.flatMap((r, i) => (joinsOwner(r, owners.get(r.sessionId)) ? [] : [i]));
 }
 
 async function insertRunsOnce(ctx: OpContext, runs: readonly NewRun[]): Promise<RunRow[]> {
@@ -77,15 +77,17 @@ async function insertRunsOnce(ctx: OpContext, runs: readonly NewRun[]): Promise<
           9,
           runs.map((r, i) => [String(i), ...columnsOf(r)]),
         )}),
-      counts AS (SELECT session_id, (array_agg(workspace_id ORDER BY ord))[1] AS workspace_id,
-          CAST(count(*) AS integer) AS k FROM input GROUP BY session_id),
+      counts AS (SELECT session_id, COALESCE((array_agg(workspace_id ORDER BY ord))[1], ${DEFAULT_WORKSPACE})
+          AS workspace_id, CAST(count(*) AS integer) AS k FROM input GROUP BY session_id),
       numbered AS (INSERT INTO sessions (id, workspace_id, last_seq, created_at, updated_at)
         SELECT session_id, workspace_id, k, CAST(${now} AS bigint), CAST(${now} AS bigint) FROM counts
         ORDER BY session_id
         ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + excluded.last_seq,
           updated_at = excluded.updated_at
-        RETURNING id, last_seq),
-      positioned AS (SELECT input.*, numbered.last_seq - counts.k
+        RETURNING id, workspace_id, last_seq),
+      positioned AS (SELECT input.id, input.session_id, input.parent_run_id, input.priority, input.executor,
+          input.input, input.timeout_ms, COALESCE(input.workspace_id, numbered.workspace_id) AS workspace_id,
+          numbered.last_seq - counts.k
           + CAST(row_number() OVER (PARTITION BY input.session_id ORDER BY input.ord) AS integer) AS seq
         FROM input JOIN counts USING (session_id) JOIN numbered ON numbered.id = input.session_id),
       inserted AS (INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority,
@@ -142,7 +144,7 @@ async function submitRuns(
       ON CONFLICT (id) DO UPDATE SET updated_at = sessions.updated_at RETURNING id, workspace_id`);
     const owners = new Map(sessions.map((s) => [s.id, s.workspace_id]));
     const refusedAt = new Map(
-      runs.flatMap((r, i) => (owners.get(r.sessionId) === r.workspaceId ? [] : [[i, workspaceMismatch(r)]])),
+      runs.flatMap((r, i) => (joinsOwner(r, owners.get(r.sessionId)) ? [] : [[i, workspaceMismatch(r)]])),
     );
     const [firstRefused] = refusedAt;
     if (atomic && firstRefused) throw batchRefusal(...firstRefused);
@@ -164,7 +166,7 @@ async function submitRuns(
         const before = key === null ? undefined : earlier.get(key);
         if (before) return { repeat: before, asked: r };
         if (key !== null) earlier.set(key, r);
-        return { make: r };
+        return { make: { ...r, workspaceId: owners.get(r.sessionId)! } };
       });
     const made = new Map<string, RunRow>();
     const toMake = plan.flatMap((p) => ("make" in p ? [p.make] : []));
