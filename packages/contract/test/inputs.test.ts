@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import { runIdSchema, sessionIdSchema, submitRunInput, workspaceIdSchema } from "../src";
 
 describe("submitRunInput", () => {
-  it("fills the defaults: script executor, normal priority, default workspace", () => {
+  it("fills the defaults: script executor, normal priority, and no workspace (the session's)", () => {
     expect(submitRunInput.parse({ sessionId: "s", input: { steps: [] } })).toEqual({
       sessionId: "s",
       executor: "script",
       input: { steps: [] },
       priority: "normal",
-      workspaceId: "default",
     });
   });
 
