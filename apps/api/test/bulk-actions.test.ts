@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
 import { loadRuns, waitFor } from "@oah/testing";
 import pg from "pg";

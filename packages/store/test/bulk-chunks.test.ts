@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { join } from "node:path";
 import type { BulkAction } from "@oah/core";
 import { createStoreEnv, loadRuns, MIGRATIONS_DIR, STORE_KINDS, type StoreEnv } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { openRunStore } from "@oah/store";
 import { createStoreEnv, MIGRATIONS_DIR, newRun } from "@oah/testing";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { SQLITE_STORE_KINDS } from "@oah/testing";
 import { runStoreContract } from "./run-store.contract";
 

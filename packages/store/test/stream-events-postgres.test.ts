@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { openRunStore, type RunStore, STREAM_START } from "@oah/store";
 import { createStoreEnv, MIGRATIONS_DIR, newRun, type StoreEnv } from "@oah/testing";
 import pg from "pg";
