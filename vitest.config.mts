@@ -1,4 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { filesOfTiers, TEST_TIERS, testFiles } from "./packages/testing/src/test-tiers.ts";
+
+/** Each test file's tier, as it names it at its top (docs/testing.md). */
+const tiers = filesOfTiers(testFiles(fileURLToPath(new URL(".", import.meta.url))));
 
 export default defineConfig({
   plugins: [
@@ -12,8 +17,7 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],
-    globalSetup: ["./vitest.global-setup.ts"],
+    tags: Object.entries(TEST_TIERS).map(([name, description]) => ({ name, description })),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The machine has two cores, but the integration suites spend much of their time waiting
@@ -21,5 +25,13 @@ export default defineConfig({
     // 1.4 busy and took 408 s where two took 443–482 s, with no test starved.
     maxWorkers: 3,
     fileParallelism: true,
+    projects: [
+      { extends: true, test: { name: "unit", include: tiers.unit } },
+      {
+        extends: true,
+        // The process tests run the built binaries: built from the current sources first.
+        test: { name: "system", include: tiers.system, globalSetup: ["./vitest.global-setup.ts"] },
+      },
+    ],
   },
 });

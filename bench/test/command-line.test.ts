@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";

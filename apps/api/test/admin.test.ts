@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { Run, StorageOverview, StorageRunsPage } from "@oah/contract";
 import { STORE_KINDS } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { AuditPage } from "@oah/contract";
 import type { Role } from "@oah/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

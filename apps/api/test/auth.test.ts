@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { ApiClient, createTempDir, type OahProcess, runToExit, startOah } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

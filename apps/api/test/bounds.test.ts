@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { createTempDir, type OahProcess, startOah } from "@oah/testing";

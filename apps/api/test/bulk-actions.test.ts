@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
 import { loadRuns, waitFor } from "@oah/testing";
 import pg from "pg";
@@ -287,6 +289,49 @@ describe("bulk actions by filter", () => {
     );
     expect(left.body.items).toEqual([]);
   }, 300_000);
+
+  it("sends the events of a bulk cancel by filter to a session's SSE client within 250 ms of their commit", async () => {
+    // Five runs a chunk, a chunk a second: the cancels come in four writes over three seconds,
+    // each to be streamed as it commits, not at the stream's next periodic read (2 s).
+    t = await startApi("sqlite", { OAH_BULK_RUNS_PER_SECOND: "5", ...NO_WORKERS });
+    const api = t;
+    const sessionId = "bulk-live";
+    for (let i = 0; i < 20; i++)
+      await call(api, "POST", `/api/v1/sessions/${sessionId}/runs`, {
+        workspaceId: "bulk-live",
+        input: { steps: [] },
+      });
+    const stop = new AbortController();
+    /** Each run.cancelled event as it came: how long after its commit (its `at`) it reached the client. */
+    const lags: number[] = [];
+    let replayed = 0;
+    let listening!: () => void;
+    const live = new Promise<void>((resolve) => {
+      listening = resolve;
+    });
+    const streaming = (async () => {
+      for await (const event of api.oah.events({ sessionId }, { signal: stop.signal })) {
+        if (event.type === "run.queued" && ++replayed === 20) listening();
+        if (event.type !== "run.cancelled" || !("id" in event)) continue;
+        lags.push(Date.now() - Date.parse(event.at));
+        if (lags.length === 20) stop.abort();
+      }
+    })();
+    await live;
+    const started = await call<{ job: BulkJob }>(api, "POST", "/api/v1/bulk-actions", {
+      action: "cancel",
+      filter: { workspaceId: "bulk-live", status: ["queued"] },
+    });
+    expect(started.status).toBe(202);
+    await Promise.race([
+      streaming,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`${lags.length} of 20 cancels streamed`)), 30_000),
+      ),
+    ]);
+    expect(lags).toHaveLength(20);
+    expect(Math.max(...lags)).toBeLessThanOrEqual(250);
+  });
 
   it("cancels by filter, stops where it is when aborted, and refuses what it does not understand", async () => {
     t = await startApi("sqlite", {

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { chmodSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import {

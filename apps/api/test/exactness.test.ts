@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { connect } from "node:net";
 import type { Run } from "@oah/contract";
 import { rawRequest, STORE_KINDS } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { fuzzApi, type SplitDeployment, startSplitDeployment } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

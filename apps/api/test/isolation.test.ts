@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { execFileSync } from "node:child_process";
 import {
   closeSync,

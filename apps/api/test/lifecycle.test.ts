@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { isTerminal, sleepers, uniqueSleep, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, BACKENDS, startApi } from "./support";

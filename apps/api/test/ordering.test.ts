@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { Run } from "@oah/contract";
 import { isTerminal, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

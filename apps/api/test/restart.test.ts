@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { runToExit, STORE_KINDS } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { appRouter, HTTP_ROUTES, type HttpRoute, routeCall } from "@oah/api";
 import type { SessionInspection } from "@oah/contract";
 import { ROLES, type Role } from "@oah/core";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { CancelQueuedResult, JamRepair, JamReport, SessionInspection } from "@oah/contract";
 import { JAM_KINDS } from "@oah/core";
 import { waitFor } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { type ClientRequest, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";

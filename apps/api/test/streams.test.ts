@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createClient, type OahClient } from "@oah/client";
 import type { RunEvent, StreamedEvent } from "@oah/contract";
 import { type FakeModel, fakeChunks, startFakeModel } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { rawRequest } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { BulkJob, Run, RunEvent } from "@oah/contract";
 import { waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { childrenOf, type OahProcess, submitBurst } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";

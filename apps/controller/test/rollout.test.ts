@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { Rollout } from "@oah/contract";
 import { continuousLoad, expectAllCompletedInOrder } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { FleetDecision } from "@oah/core";
 import { expectAllCompletedInOrder, submitBurst } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { createClient, type OahClient } from "@oah/client";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createTestRedis, runToExit, startOah, type TestRedis } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import {
   expectAllCompletedInOrder,
   hostPidOf,

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { type SplitDeployment, startSplitDeployment } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientOf, inWaves, waitForCompleted } from "./support";

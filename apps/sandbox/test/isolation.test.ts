@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";

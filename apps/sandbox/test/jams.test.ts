@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { JamRepair, JamReport, Run, SessionInspection, SubmitRunRequest } from "@oah/contract";
 import type { JamKind } from "@oah/core";
 import { type SplitDeployment, startSplitDeployment, waitFor } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { Run } from "@oah/contract";
 import {
   expectAllCompletedInOrder,

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createClient, type OahClient, type Run } from "@oah/client";
 import { type OahProcess, type SplitDeployment, startOah, startSplitDeployment, waitFor } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";

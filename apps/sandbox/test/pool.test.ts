@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { PoolOverview, PoolSnapshot } from "@oah/contract";
 import { type SplitDeployment, startSplitDeployment, waitFor, waitForQuiet } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { StorageOverview } from "@oah/contract";
 import {
   crashAsked,

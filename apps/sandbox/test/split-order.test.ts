@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { type SplitDeployment, startSplitDeployment, waitForQuiet } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientOf } from "./support";

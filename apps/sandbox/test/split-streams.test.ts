@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createClient } from "@oah/client";
 import type { RunEvent, StreamedEvent } from "@oah/contract";
 import { type OahProcess, type SplitDeployment, startOah, startSplitDeployment } from "@oah/testing";

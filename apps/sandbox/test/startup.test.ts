@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createTempDir, runToExit } from "@oah/testing";
 import { afterAll, describe, expect, it } from "vitest";
 

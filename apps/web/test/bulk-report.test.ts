@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { DeadLetterGroup } from "@oah/contract";
 import { describe, expect, it } from "vitest";
 import { actingCount, outcomeRows, percentDone } from "../src/lib/bulk/report";

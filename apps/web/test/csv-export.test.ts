@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { StorageRunsPage } from "@oah/contract";
 import { describe, expect, it } from "vitest";
 import { CSV_COLUMNS } from "../src/lib/csv";

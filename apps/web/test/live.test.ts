@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { RunEvent } from "@oah/contract";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {

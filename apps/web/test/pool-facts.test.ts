@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { largestPresent, sum } from "../src/lib/pool/aggregate";
 import { poolFacts } from "../src/lib/pool/facts";

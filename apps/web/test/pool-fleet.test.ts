@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { ControllerReport, HostOrderAccepted, PoolOverview } from "@oah/contract";
 import type { FleetDecision, HostState } from "@oah/core";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { dotsFor, historyPoints } from "../src/lib/pool/history";
 import { ALL_HOSTS } from "../src/lib/pool/hosts";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { PoolOverview } from "@oah/contract";
 import { describe, expect, it } from "vitest";
 import { ALL_HOSTS, decisionsOf, shownHost } from "../src/lib/pool/hosts";

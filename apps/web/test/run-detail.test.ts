@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { RecoveryRecord } from "@oah/core";
 import { describe, expect, it } from "vitest";
 import { eventDataText, eventTypeClass } from "../src/lib/run-detail/events";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { JAM_KINDS } from "@oah/core";
 import { describe, expect, it } from "vitest";
 import { JAM_LABELS } from "../src/lib/sessions/jams";

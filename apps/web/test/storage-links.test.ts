@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { EMPTY_FILTERS, type RunFilters } from "../src/lib/storage-filters/view";
 import { csvExportHref, sessionHref } from "../src/lib/storage-links";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { AUDIT_PARAMS_MAX_BYTES, auditedCall, boundedMessage } from "../src/audited-call";
 

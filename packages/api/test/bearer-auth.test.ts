@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { IncomingMessage } from "node:http";
 import { AttemptLimiter, type AttemptPolicy } from "@oah/core";
 import { describe, expect, it } from "vitest";

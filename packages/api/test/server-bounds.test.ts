@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";

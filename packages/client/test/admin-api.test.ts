@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { waitFor } from "@oah/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { isOahApiError, type OahClient } from "../src";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { builtinModules } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createServer } from "node:net";
 import { waitFor } from "@oah/testing";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createStoreEnv, type OahProcess, STORE_KINDS, type StoreEnv, startOah } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isOahApiError, type OahClient, type RunEvent, type StreamedEvent } from "../src";

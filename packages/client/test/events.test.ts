@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { createClient, OahApiError } from "../src";
 import { collect } from "./collect";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { HTTP_ROUTES, matchRoute } from "@oah/api";
 import { API_ERROR_STATUS, type ApiErrorCode } from "@oah/core";
 import { describe, expect, it, vi } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { createClient, isOahApiError, OahWaitTimeout } from "../src";
 import { fakeFetch, json, RUN_ID, runWith } from "./fake-fetch";

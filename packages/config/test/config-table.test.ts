@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "@oah/testing";

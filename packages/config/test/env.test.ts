@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

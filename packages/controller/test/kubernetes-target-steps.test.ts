@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { FleetHost, HostOrder, HostState } from "@oah/core";
 import { createTempDir, type TempDir } from "@oah/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

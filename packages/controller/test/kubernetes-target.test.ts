@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { PoolOverview, Rollout } from "@oah/contract";
 import type { HostState } from "@oah/core";
 import {

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTROLLER_VARIABLES, OAH_VARIABLES, variablesOf } from "@oah/config";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { Rollout } from "@oah/contract";
 import type { FleetHost } from "@oah/core";
 import { silentLogger } from "@oah/engine";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

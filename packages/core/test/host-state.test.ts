@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { type HostOrder, type HostState, nextHostState } from "../src/host-state";
 

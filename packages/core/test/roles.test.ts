@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { ABILITIES, type Ability, AUDIT_ACTIONS, auditRateLimited, may, ROLES, type Role } from "../src";
 

@@ -40,7 +40,6 @@ import { fleetWorkload } from "./service/workload";
 import { Settling } from "./settling";
 import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
-import { notifyingStore } from "./streams/notifying-store";
 import { StreamHub } from "./streams/stream-hub";
 
 export interface EngineOptions {
@@ -117,8 +116,9 @@ export interface RunEngine {
  * and maintenance (on a worker host), their lifecycle, and the service the API calls.
  */
 export function createEngine(options: EngineOptions): RunEngine {
-  const { queue, signals, events, logger, recovery, hostId, leases } = options;
-  const store = notifyingStore(options.store, events);
+  const { store, queue, signals, events, logger, recovery, hostId, leases } = options;
+  // Every write the store commits names its sessions: their streams, in every process, read at once.
+  store.announceWrites((sessionIds) => events.publish({ kind: "written", sessionIds }));
   const observers = options.observers ?? {};
   const host: HostContext = {
     hostId,

@@ -1,11 +1,12 @@
+import type { ExecutionStore } from "@oah/store";
 import type { HostContext } from "./host-context";
 import { PeriodicTask } from "./periodic-task";
 
 /** What the heartbeat uses of its host: the runs in hand, where it writes, and its lease. */
 export type HeartbeatHost = Pick<
   HostContext,
-  "hostId" | "store" | "queue" | "active" | "logger" | "leases" | "leaseTtlMs" | "liveness"
->;
+  "hostId" | "queue" | "active" | "logger" | "leases" | "leaseTtlMs" | "liveness"
+> & { store: Pick<ExecutionStore, "heartbeat"> };
 
 /**
  * One tick per interval for the whole host: the renewal of its lease (the runs it

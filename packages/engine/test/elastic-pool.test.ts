@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { Run } from "@oah/contract";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryHost, type MemoryHost } from "./memory-host";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { StreamedEvent } from "@oah/contract";
 import type { OahError } from "@oah/core";
 import { afterEach, describe, expect, it } from "vitest";

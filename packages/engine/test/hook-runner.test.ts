@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createServer, type Server } from "node:http";
 import type { Run } from "@oah/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

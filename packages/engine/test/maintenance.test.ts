@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { localMaintenanceLock, type MaintenanceLock, silentLogger } from "../src";
 import { Maintenance } from "../src/maintenance/maintenance";

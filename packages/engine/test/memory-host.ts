@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { JsonValue, Run, ScriptInput } from "@oah/contract";
 import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus, type WaitMode } from "@oah/core";
 import { MemorySessionQueue } from "@oah/queue";
-import type { Claim, StartResult } from "@oah/store";
-import { MemoryRunStore } from "@oah/store/memory";
+import type { RunStore, StartResult } from "@oah/store";
+import { createMemoryStore } from "@oah/testing";
 import {
   AgentExecutor,
   createEngine,
@@ -36,15 +36,20 @@ export interface Execution {
   seq: number;
 }
 
-/** The in-memory store, with every start it answered. */
-export class WatchedStore extends MemoryRunStore {
-  readonly starts: { runId: string; kind: StartResult["kind"] }[] = [];
+/** A store, with every start it answered. */
+export type WatchedStore = RunStore & { readonly starts: { runId: string; kind: StartResult["kind"] }[] };
 
-  override async startRun(claim: Claim, workerId: string): Promise<StartResult> {
-    const result = await super.startRun(claim, workerId);
-    this.starts.push({ runId: claim.runId, kind: result.kind });
-    return result;
-  }
+function watched(store: RunStore): WatchedStore {
+  const starts: WatchedStore["starts"] = [];
+  return {
+    ...store,
+    starts,
+    async startRun(claim, workerId) {
+      const result = await store.startRun(claim, workerId);
+      starts.push({ runId: claim.runId, kind: result.kind });
+      return result;
+    },
+  };
 }
 
 /** No model endpoint: a model step fails. */
@@ -110,13 +115,13 @@ export interface MemoryHostOptions {
 }
 
 /**
- * One engine in this process on the in-memory store and queue, with the local leases,
- * signals and maintenance lock of the embedded mode: no database, no Redis, no child
- * process. The store's clock is the wall clock shifted by `skewMs`.
+ * One engine in this process on the SQL store over SQLite in memory and the in-process queue,
+ * with the local leases, signals and maintenance lock of the embedded mode: no database server,
+ * no Redis, no child process. The store's clock is the wall clock shifted by `skewMs`.
  */
 export function createMemoryHost(options: MemoryHostOptions = {}) {
   let skewMs = 0;
-  const store = new WatchedStore({ now: () => Date.now() + skewMs });
+  const store = watched(createMemoryStore({ now: () => Date.now() + skewMs }));
   const queue = new MemorySessionQueue({ lockTtlMs: 30_000 });
   const signals = new LocalRunSignalBus();
   const leases = new LocalHostLeases();

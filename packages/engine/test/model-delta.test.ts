@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { Run, RunEvent } from "@oah/contract";
 import { type FakeModel, fakeChunks, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import type { AbortReason } from "../src";
 import { outcomeOf, RunFailure } from "../src";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { newRun } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { queueReconcile } from "../src/maintenance/queue-reconcile";

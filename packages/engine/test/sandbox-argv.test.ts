@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { StepNetwork } from "@oah/core";
 import { describe, expect, it } from "vitest";
 import { outermost, type SandboxPlan, sandboxArgv } from "../src";

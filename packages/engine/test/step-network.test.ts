@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { readdirSync, readFileSync } from "node:fs";
 import {
   createHostNetwork,

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { MemorySessionQueue } from "../src";
 import { sessionQueueContract } from "./session-queue.contract";
 

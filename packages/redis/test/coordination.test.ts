@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { ControllerReport, PoolReport, Rollout, WorkerLease } from "@oah/contract";
 import { type EventNote, isHealthyLease, type RunSignal } from "@oah/engine";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import type { FairShare, QueueEntry } from "@oah/core";
 import { sessionQueueContract } from "@oah/queue/contract";
 import {

@@ -38,7 +38,7 @@ import {
   RedisSessionQueue,
   RedisWorkerRegistry,
 } from "@oah/redis";
-import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
+import { openRunStore, type RunStore, type StoreHandle, sqliteFileFor } from "@oah/store";
 
 import { apiOnlyCommands, type CommandSetup, CommandsUnavailable, openCommands } from "./command-setup";
 import { createExecutors, createHookRunner } from "./executors";
@@ -58,7 +58,8 @@ export interface RuntimeOptions {
 
 export interface Runtime {
   engine: RunEngine;
-  store: RunStore;
+  /** What the host's readiness and its start line read of the store. */
+  store: Pick<StoreHandle, "dialect" | "ping">;
   hostId: string;
   queueKind: "in-process" | "redis";
   /** Whether this deployment runs commands, and if not, why. */

@@ -1,8 +1,7 @@
 import { join } from "node:path";
-import type { RunStore } from "./run-store";
+import { type RunStore, type RunStoreOptions, runStoreOver } from "./roles";
 import { openPostgres } from "./sql/postgres-client";
 import { openSqlite } from "./sql/sqlite-client";
-import { SqlRunStore, type SqlRunStoreOptions } from "./sql-run-store";
 
 export interface StoreLocation {
   /** PostgreSQL when set (OAH_DATABASE_URL); SQLite under dataDir otherwise. */
@@ -18,10 +17,21 @@ export const sqliteFileFor = (dataDir: string): string => join(dataDir, ".openha
 /** Opens the store the configuration names, applying pending migrations first. */
 export async function openRunStore(
   location: StoreLocation,
-  options: SqlRunStoreOptions = {},
+  options: RunStoreOptions = {},
 ): Promise<RunStore> {
-  const client = location.databaseUrl
-    ? await openPostgres(location.databaseUrl, join(location.migrationsDir, "pg"))
-    : openSqlite(sqliteFileFor(location.dataDir), join(location.migrationsDir, "sqlite"));
-  return new SqlRunStore(client, options);
+  if (!location.databaseUrl)
+    return openSqliteStore(sqliteFileFor(location.dataDir), location.migrationsDir, options);
+  return runStoreOver(await openPostgres(location.databaseUrl, join(location.migrationsDir, "pg")), options);
+}
+
+/**
+ * The store on a SQLite file, migrated; `:memory:` keeps it in this process's memory, for the
+ * tests of what runs in one process (never a deployment's: nothing of it outlives the process).
+ */
+export function openSqliteStore(
+  file: string,
+  migrationsDir: string,
+  options: RunStoreOptions = {},
+): RunStore {
+  return runStoreOver(openSqlite(file, join(migrationsDir, "sqlite")), options);
 }

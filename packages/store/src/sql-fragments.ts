@@ -1,8 +1,6 @@
 import { ACTIVE_STATUSES, type RunStatus, STATUS_WRITES, type StatusWriteName, writeTarget } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { RUN_COLUMNS, SUMMARY_COLUMNS } from "./rows";
-import type { StorageRunFilterQuery } from "./run-store";
-import { filterConditions } from "./storage-filters";
 
 /** Every column of a run, as the store's queries select and return them. */
 export const runColumns = sql.raw(RUN_COLUMNS);
@@ -32,20 +30,3 @@ export const UNFINISHED = statuses(["queued", ...ACTIVE_STATUSES]);
  * submissions, can make it look cheaper (and a prepared statement keeps that plan).
  */
 export const statusOfRuns = sql.raw("(runs.status || '')");
-
-/** The conditions of the Storage filters a query sets, on `runs` (the list's, and a bulk job's). */
-export function storageFilterSql(query: StorageRunFilterQuery): SQL[] {
-  return filterConditions(query).map(({ column, match, value }) => {
-    const col = sql.raw(column);
-    if (match === "anyOf") {
-      const list = sql.join(
-        (value as readonly string[]).map((v) => sql`${v}`),
-        sql`, `,
-      );
-      return sql`${col} IN (${list})`;
-    }
-    if (match === "atLeast") return sql`${col} >= ${value}`;
-    if (match === "below") return sql`${col} < ${value}`;
-    return sql`${col} = ${value}`;
-  });
-}

@@ -1,19 +1,33 @@
 import type { StorageRunFilters } from "@oah/contract";
-import type { StorageRunFilterQuery, StorageRunQuery } from "./run-store";
-
-/** How a Storage filter's value meets its column. */
-export type FilterMatch = "anyOf" | "equals" | "atLeast" | "below";
-
-/** The filters of a StorageRunQuery: every key but the page's. */
-export type StorageFilterName = Exclude<keyof StorageRunQuery, "after" | "limit">;
+import { type SQL, sql } from "drizzle-orm";
 
 /**
- * Each Storage filter of the admin list (SPEC §9), described once for every store: the
- * column of `runs` it reads and how it matches. The SQL stores make their WHERE of it, the
- * in-memory store its predicate; a filter added to the API's input is refused by the
- * type checker until it has its line here.
+ * The admin list's query: the API's filters (createdFrom/createdTo as epoch ms, from
+ * inclusive, to exclusive; each filter's match below) and the page.
  */
-export const STORAGE_FILTER_COLUMNS = {
+export type StorageRunQuery = Omit<StorageRunFilters, "createdFrom" | "createdTo"> & {
+  createdFrom?: number;
+  createdTo?: number;
+  /** Runs strictly after this position of the (createdAt desc, id desc) order. */
+  after?: { createdAt: number; id: string };
+  limit: number;
+};
+
+/** The Storage filters of a query, without its page. */
+export type StorageRunFilterQuery = Omit<StorageRunQuery, "after" | "limit">;
+
+/** How a Storage filter's value meets its column. */
+type FilterMatch = "anyOf" | "equals" | "atLeast" | "below";
+
+/** The filters of a StorageRunQuery: every key but the page's. */
+type StorageFilterName = Exclude<keyof StorageRunQuery, "after" | "limit">;
+
+/**
+ * Each Storage filter of the admin list (docs/spec.md §9), described once: the column of `runs`
+ * it reads and how it matches, of which the list and the bulk jobs make their WHERE. A filter
+ * added to the API's input is refused by the type checker until it has its line here.
+ */
+const STORAGE_FILTER_COLUMNS = {
   status: { column: "status", match: "anyOf" },
   errorCode: { column: "error_code", match: "anyOf" },
   recoveryState: { column: "recovery_state", match: "anyOf" },
@@ -25,19 +39,23 @@ export const STORAGE_FILTER_COLUMNS = {
   createdTo: { column: "created_at", match: "below" },
 } as const satisfies Record<StorageFilterName, { column: string; match: FilterMatch }>;
 
-/** One filter the query sets, with its value: a condition on one column. */
-export interface FilterCondition {
-  column: string;
-  match: FilterMatch;
-  value: string | number | readonly string[];
-}
-
-/** The filters a query sets (an empty list sets none). */
-export function filterConditions(query: StorageRunFilterQuery): FilterCondition[] {
+/** The conditions of the Storage filters a query sets, on `runs` (none for a filter it leaves out). */
+export function storageFilterSql(query: StorageRunFilterQuery): SQL[] {
   return (Object.keys(STORAGE_FILTER_COLUMNS) as StorageFilterName[]).flatMap((name) => {
     const value = query[name];
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
-    return [{ ...STORAGE_FILTER_COLUMNS[name], value: value as FilterCondition["value"] }];
+    const { column, match } = STORAGE_FILTER_COLUMNS[name];
+    const col = sql.raw(column);
+    if (match === "anyOf") {
+      const list = sql.join(
+        (value as readonly string[]).map((v) => sql`${v}`),
+        sql`, `,
+      );
+      return [sql`${col} IN (${list})`];
+    }
+    if (match === "atLeast") return [sql`${col} >= ${value}`];
+    if (match === "below") return [sql`${col} < ${value}`];
+    return [sql`${col} = ${value}`];
   });
 }
 

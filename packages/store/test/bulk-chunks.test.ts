@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { join } from "node:path";
 import type { BulkAction } from "@oah/core";
 import { createStoreEnv, loadRuns, MIGRATIONS_DIR, STORE_KINDS, type StoreEnv } from "@oah/testing";
@@ -5,10 +7,10 @@ import { SQL, StringChunk, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRunStore, sqliteFileFor } from "../src/open-store";
 import { MATCH_PAGE } from "../src/ops/bulk-jobs";
+import { type RunStore, runStoreOver } from "../src/roles";
 import type { SqlClient } from "../src/sql/client";
 import { openPostgres } from "../src/sql/postgres-client";
 import { openSqlite } from "../src/sql/sqlite-client";
-import { SqlRunStore } from "../src/sql-run-store";
 
 /** Runs of each kind in the store, and so items of each job: big enough that a scan would show. */
 const RUNS = 100_000;
@@ -89,7 +91,7 @@ function postgresProblems(node: PgNode): string[] {
 describe.each(STORE_KINDS)("a bulk job's chunks on %s", (kind) => {
   let place: StoreEnv;
   let raw: SqlClient;
-  let store: SqlRunStore;
+  let store: RunStore;
   /** The statements seen since the last look, and which ones the client refuses. */
   let seen: SQL[] = [];
   let refuse: (query: SQL) => boolean = () => false;
@@ -109,7 +111,7 @@ describe.each(STORE_KINDS)("a bulk job's chunks on %s", (kind) => {
       kind === "sqlite"
         ? openSqlite(sqliteFileFor(place.dataDir), join(MIGRATIONS_DIR, "sqlite"))
         : await openPostgres(place.databaseUrl!, join(MIGRATIONS_DIR, "pg"));
-    store = new SqlRunStore(
+    store = runStoreOver(
       watched(
         raw,
         (query) => seen.push(query),

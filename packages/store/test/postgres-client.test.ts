@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { createTestDatabase, MIGRATIONS_DIR, type TestDatabase } from "@oah/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

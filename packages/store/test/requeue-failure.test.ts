@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { openRunStore, type RunStore, sqliteFileFor } from "@oah/store";
 import { createStoreEnv, MIGRATIONS_DIR, newRun, STORE_KINDS, type StoreEnv } from "@oah/testing";
 import Database from "better-sqlite3";

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openRunStore, sqliteFileFor } from "@oah/store";

@@ -1,5 +1,4 @@
-import { type NewRun, openRunStore, type RunStore, type SqlRunStoreOptions } from "@oah/store";
-import { MemoryRunStore } from "@oah/store/memory";
+import { type NewRun, openRunStore, openSqliteStore, type RunStore, type RunStoreOptions } from "@oah/store";
 import { createTempDir, MIGRATIONS_DIR } from "./paths";
 import { createTestDatabase } from "./postgres";
 
@@ -7,11 +6,18 @@ export type StoreKind = "sqlite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
 
 /**
- * The stores a test can open in its own process: the SQL ones, and the in-memory one
- * (MemoryRunStore, never a deployment's: processes get only STORE_KINDS).
+ * The stores a test can open in its own process: those of STORE_KINDS, and SQLite in this
+ * process's memory, the store of the engine's unit tests (never a deployment's: processes get
+ * only STORE_KINDS).
  */
-export type InProcessStoreKind = StoreKind | "memory";
-export const IN_PROCESS_STORE_KINDS: InProcessStoreKind[] = [...STORE_KINDS, "memory"];
+export type InProcessStoreKind = StoreKind | "sqlite-memory";
+/** The stores that need no server: those of the unit tier. */
+export const SQLITE_STORE_KINDS: InProcessStoreKind[] = ["sqlite", "sqlite-memory"];
+
+/** A fresh store in this process's memory (SQLite's `:memory:`), migrated: nothing to dispose of but itself. */
+export function createMemoryStore(options: RunStoreOptions = {}): RunStore {
+  return openSqliteStore(":memory:", MIGRATIONS_DIR, options);
+}
 
 export interface StoreEnv {
   /** What a process is given to use this store: OAH_DATA_DIR, and OAH_DATABASE_URL for PostgreSQL. */
@@ -49,13 +55,13 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
-/** A fresh store of the given kind, opened in this process (the in-memory one takes only `now`). */
+/** A fresh store of the given kind, opened in this process. */
 export async function createTestStore(
   kind: InProcessStoreKind,
-  options: SqlRunStoreOptions = {},
+  options: RunStoreOptions = {},
 ): Promise<TestStore> {
-  if (kind === "memory") {
-    const store = new MemoryRunStore({ now: options.now });
+  if (kind === "sqlite-memory") {
+    const store = createMemoryStore(options);
     return { store, dispose: () => store.close() };
   }
   const place = await createStoreEnv(kind);

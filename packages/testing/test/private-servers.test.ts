@@ -1,3 +1,5 @@
+// @module-tag system
+
 import pg from "pg";
 import { expect, it } from "vitest";
 import { startPrivatePostgres, startPrivateRedis } from "../src";

@@ -1,5 +1,5 @@
 import type { SessionQueue } from "@oah/queue";
-import type { BulkChunk, RunStore } from "@oah/store";
+import type { BulkChunk, BulkJobStore } from "@oah/store";
 import { sleep } from "../abort";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
@@ -37,7 +37,12 @@ export class BulkJobRunner {
   private stopping = false;
 
   constructor(
-    private readonly parts: { store: RunStore; queue: SessionQueue; signals: RunSignalBus; logger: Logger },
+    private readonly parts: {
+      store: BulkJobStore;
+      queue: SessionQueue;
+      signals: RunSignalBus;
+      logger: Logger;
+    },
     private readonly settings: BulkRunnerSettings,
   ) {
     this.looking = new PeriodicTask(() => this.work(), LOOK_EVERY_MS);

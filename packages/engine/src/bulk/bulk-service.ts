@@ -8,7 +8,7 @@ import type {
 } from "@oah/contract";
 import { OahError } from "@oah/core";
 import { newBulkJobId } from "@oah/core/run-id";
-import { type RunStore, storageQueryOf } from "@oah/store";
+import { type BulkJobStore, type RunReads, storageQueryOf } from "@oah/store";
 import { keysetPage } from "../service/keyset-page";
 import { normalizeFilters } from "../service/storage-cursor";
 import type { BulkJobRunner } from "./bulk-runner";
@@ -29,7 +29,7 @@ const EXAMPLES = 5;
  */
 export class BulkService {
   constructor(
-    private readonly store: RunStore,
+    private readonly store: BulkJobStore & Pick<RunReads, "listRuns">,
     private readonly runner: Pick<BulkJobRunner, "wake">,
     /** Who starts jobs here (this host), holding a job's lease while its runs are matched. */
     private readonly starter: { owner: string; leaseMs: number },

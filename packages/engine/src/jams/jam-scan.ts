@@ -1,14 +1,14 @@
 import type { Run } from "@oah/contract";
 import { hostOfWorker, JAM_KINDS, type JamKind, jamsOf, type QueueEntry } from "@oah/core";
 import type { SessionQueue, SessionQueueView } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RecoveryStore } from "@oah/store";
 import type { HostLeases } from "../coordination/host-leases";
 import type { WorkerRegistry } from "../coordination/worker-registry";
 import { findLongAwaiting, sessionsOf } from "./lost-runs";
 
 /** What the jam scan reads, and the settings it judges by. */
 export interface JamScanDeps {
-  store: RunStore;
+  store: RecoveryStore;
   queue: SessionQueue;
   /** The hosts' leases: without a worker registry (one process), the holder of a lock is alive if its host's lists it. */
   leases: HostLeases;

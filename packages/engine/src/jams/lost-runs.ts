@@ -1,6 +1,6 @@
 import type { QueueEntry } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RecoveryStore } from "@oah/store";
 
 /** The runs the store says await a slot and have waited long: those the queue lost, and the others. */
 export interface LongAwaiting {
@@ -16,7 +16,7 @@ export interface LongAwaiting {
  * period and by the jam scan (docs/spec.md §7).
  */
 export async function findLongAwaiting(
-  store: RunStore,
+  store: RecoveryStore,
   queue: SessionQueue,
   enqueuedBefore: number,
   limit: number,
@@ -34,7 +34,7 @@ export async function findLongAwaiting(
  * queue: a run that started and ended between the two reads is not lost). Returns them.
  */
 export async function enqueueLost(
-  store: RunStore,
+  store: RecoveryStore,
   queue: SessionQueue,
   lost: readonly QueueEntry[],
 ): Promise<QueueEntry[]> {

@@ -1,8 +1,11 @@
+import type { RecoveryStore, RunReads } from "@oah/store";
 import type { HostContext } from "../host-context";
 import type { ElasticPool } from "../pool/elastic-pool";
 import { type RecoveryOptions, recoverRun } from "../recovery/recover-stale-runs";
 
-export type DrainHost = Pick<HostContext, "active" | "store" | "logger">;
+export type DrainHost = Pick<HostContext, "active" | "logger"> & {
+  store: RecoveryStore & Pick<RunReads, "getRun">;
+};
 
 /**
  * Lets the runs in hand of a pool that claims no more finish for up to `timeoutMs`; then,

@@ -1,8 +1,11 @@
 import type { RecoveryPolicy } from "@oah/core";
+import type { AuditStore, RecoveryStore } from "@oah/store";
 import type { HostContext } from "../host-context";
 
 /** What maintenance uses of its host. */
-export type MaintenanceHost = Pick<HostContext, "hostId" | "store" | "queue" | "leases" | "logger">;
+export type MaintenanceHost = Pick<HostContext, "hostId" | "queue" | "leases" | "logger"> & {
+  store: RecoveryStore & Pick<AuditStore, "pruneAudit">;
+};
 
 export interface MaintenanceSettings extends RecoveryPolicy {
   /**

@@ -1,12 +1,12 @@
 import type { Run } from "@oah/contract";
 import { decideStaleRunRecovery, hostOfWorker, type RecoveryPolicy, type StaleRunAction } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RecoveryStore } from "@oah/store";
 import type { HostLeases } from "../coordination/host-leases";
 import type { Logger } from "../logger";
 
 export interface RecoveryOptions {
-  store: RunStore;
+  store: RecoveryStore;
   queue: SessionQueue;
   policy: RecoveryPolicy;
   /** Who recovers (recorded as `lastRecoveredBy`). */

@@ -1,6 +1,6 @@
 import type { AuditOutcome, AuditPage, ListAuditInput } from "@oah/contract";
 import { type Actor, AttemptLimiter, type AuditAction, auditRateLimited } from "@oah/core";
-import type { RunStore } from "@oah/store";
+import type { AuditStore } from "@oah/store";
 import type { Logger } from "../logger";
 import { keysetPage } from "./keyset-page";
 
@@ -20,7 +20,7 @@ export class AuditService {
   private readonly actions: AttemptLimiter;
 
   constructor(
-    private readonly store: Pick<RunStore, "recordAudit" | "listAudit">,
+    private readonly store: Pick<AuditStore, "recordAudit" | "listAudit">,
     private readonly logger: Logger,
     /** A token's burst of audited actions, and how many come back a minute. */
     actionsPerMinute: number,

@@ -27,7 +27,7 @@ import {
 } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { SessionQueue } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RunReads, SubmissionStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
@@ -35,7 +35,7 @@ import { parkedRunEnded } from "../parked-runs";
 import { listStorageRuns } from "./storage-runs";
 
 export interface RunServiceOptions {
-  store: RunStore;
+  store: SubmissionStore & RunReads;
   queue: SessionQueue;
   signals: RunSignalBus;
   logger: Logger;

@@ -1,7 +1,7 @@
 import type { CancelQueuedResult, InspectedRun, Run, SessionInspection } from "@oah/contract";
 import { hostOfWorker, isActive, isTerminal, OahError } from "@oah/core";
 import type { SessionQueue } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RecoveryStore, RunReads } from "@oah/store";
 import type { RunService } from "./run-service";
 
 /** Runs read at a time, and in all, of one session. */
@@ -17,7 +17,7 @@ const FINISHED_SHOWN = 20;
  */
 export class SessionInspector {
   constructor(
-    private readonly store: RunStore,
+    private readonly store: Pick<RunReads, "listSessionRuns"> & Pick<RecoveryStore, "claimHolders">,
     private readonly queue: SessionQueue,
     private readonly runs: Pick<RunService, "cancel">,
   ) {}

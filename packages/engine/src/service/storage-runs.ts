@@ -1,10 +1,10 @@
 import type { ListStorageRunsInput, StorageRunsPage } from "@oah/contract";
-import { type RunStore, storageQueryOf } from "@oah/store";
+import { type RunReads, storageQueryOf } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./storage-cursor";
 
 /** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
 export async function listStorageRuns(
-  store: RunStore,
+  store: Pick<RunReads, "listRuns">,
   input: ListStorageRunsInput,
 ): Promise<StorageRunsPage> {
   const { limit, cursor, ...filters } = input;

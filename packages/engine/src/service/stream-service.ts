@@ -1,12 +1,12 @@
 import type { RunEvent } from "@oah/contract";
 import { OahError } from "@oah/core";
-import { type EventScope, type ResumePoint, type RunStore, STREAM_START } from "@oah/store";
+import { type EventScope, type ResumePoint, type RunReads, STREAM_START, type StreamReads } from "@oah/store";
 import type { EngineObservers } from "../observers";
 import { type EventStreamSettings, eventStream, type StreamItem } from "../streams/event-stream";
 import type { StreamHub } from "../streams/stream-hub";
 
 export interface StreamServiceOptions {
-  store: RunStore;
+  store: StreamReads & Pick<RunReads, "getRun">;
   hub: StreamHub;
   settings: EventStreamSettings;
   observers: Pick<EngineObservers, "eventStreamed">;

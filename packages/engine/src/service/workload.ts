@@ -1,6 +1,6 @@
 import type { FleetWorkload, WorkspaceLoad } from "@oah/contract";
 import type { SessionQueue } from "@oah/queue";
-import type { RunStore } from "@oah/store";
+import type { RunReads } from "@oah/store";
 
 /** The most workspaces the report lists: it reads a bounded part of the queue, never all of it. */
 const WORKSPACES_LISTED = 200;
@@ -10,7 +10,7 @@ const WORKSPACES_LISTED = 200;
  * and parked, from the store (the source of truth, which every host writes).
  */
 export async function fleetWorkload(
-  store: Pick<RunStore, "activeByWorkspace">,
+  store: Pick<RunReads, "activeByWorkspace">,
   queue: Pick<SessionQueue, "readyByWorkspace">,
 ): Promise<FleetWorkload> {
   const [active, ready] = await Promise.all([

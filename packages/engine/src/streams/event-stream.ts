@@ -1,6 +1,6 @@
 import type { LiveRunEvent, StreamedEvent } from "@oah/contract";
 import { TERMINAL_EVENT } from "@oah/core";
-import type { EventPosition, EventScope, RunStore } from "@oah/store";
+import type { EventPosition, EventScope, StreamReads } from "@oah/store";
 import type { StreamHub } from "./stream-hub";
 
 /** One message of a stream: the event, and the id a client resumes after (a live event's is the last stored one's). */
@@ -42,7 +42,7 @@ const TERMINAL_TYPES = new Set<string>(Object.values(TERMINAL_EVENT));
  */
 export async function* eventStream(
   deps: {
-    store: Pick<RunStore, "streamEvents">;
+    store: Pick<StreamReads, "streamEvents">;
     hub: StreamHub;
     /** Told how long each stored event took from its writing to its stream (ms). */
     streamed?: (delayMs: number) => void;
@@ -84,7 +84,7 @@ export async function* eventStream(
     while (!signal.aborted) {
       if (dirty) {
         dirty = false;
-        let page: Awaited<ReturnType<RunStore["streamEvents"]>>;
+        let page: Awaited<ReturnType<StreamReads["streamEvents"]>>;
         let delivered = false;
         do {
           page = await deps.store.streamEvents(target.scope, position, settings.pageSize);

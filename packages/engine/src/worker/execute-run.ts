@@ -1,16 +1,15 @@
 import { join } from "node:path";
 import type { Run, RunSummary } from "@oah/contract";
 import type { StepKind } from "@oah/core";
-import type { Claim, ParkedExecution, RunOutcome } from "@oah/store";
+import type { Claim, ExecutionStore, ParkedExecution, RunOutcome } from "@oah/store";
 import { abortReasonOf, sleep } from "../abort";
 import type { RunJournal } from "../executors/executor";
 import type { HostContext } from "../host-context";
 import { outcomeOf, type Settled } from "./outcome";
 
 /** What the execution of one run uses of its host. */
-export type ExecutionHost = Pick<
+export type ExecutionHost = { store: ExecutionStore } & Pick<
   HostContext,
-  | "store"
   | "observers"
   | "events"
   | "active"

@@ -1,9 +1,25 @@
 import type { AuditEntry, AuditOutcome } from "@oah/contract";
-import type { AuditAction, Role } from "@oah/core";
+import type { Actor, AuditAction, Role } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { iso, type JsonDecoder } from "../rows";
-import type { AuditQuery, NewAuditEntry } from "../run-store";
 import type { OpContext } from "./context";
+
+/** An operator action to record (docs/spec.md §13). */
+export interface NewAuditEntry {
+  actor: Actor;
+  action: AuditAction;
+  target: string | null;
+  params: unknown;
+  outcome: AuditOutcome;
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: AuditAction;
+  /** Entries older than this one (ids grow with time). */
+  beforeId?: number;
+  limit: number;
+}
 
 interface AuditRow {
   id: number | string;
@@ -33,7 +49,7 @@ export async function recordAudit({ db, now }: OpContext, entry: NewAuditEntry):
       ${entry.params === undefined ? null : db.json(entry.params)}, ${db.json(entry.outcome)})`);
 }
 
-/** Newest first; by actor or action through their indexes; a page before an id. */
+/** The audit log, newest first; by actor or action through their indexes; a page before an id. */
 export async function listAudit({ db }: OpContext, query: AuditQuery): Promise<AuditEntry[]> {
   const where = [
     query.actor === undefined ? null : sql`actor = ${query.actor}`,

@@ -1,9 +1,19 @@
 import type { QueueEntry } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { entryOf, type RunRow } from "../rows";
-import type { AwaitingSlotPage, WorkspaceActivity } from "../run-store";
 import { ACTIVE, statusOfRuns, UNFINISHED } from "../sql-fragments";
 import type { OpContext } from "./context";
+
+export interface WorkspaceActivity {
+  workspaceId: string;
+  /** Running, or waiting for a tool result while holding its slot (hold mode). */
+  executingRuns: number;
+  parkedRuns: number;
+}
+
+export type AwaitingSlotPage =
+  | { after?: { sessionId: string; queueSeq: number }; limit: number }
+  | { enqueuedBefore: number; limit: number };
 
 /**
  * A run awaits a slot when it is queued, or parked with its tool result (to be resumed). The
@@ -57,6 +67,7 @@ export async function awaitingSlot({ db }: OpContext, runIds: readonly string[])
   return new Set(rows.map((r) => r.id));
 }
 
+/** How many runs await a slot. */
 export async function countAwaitingSlot({ db }: OpContext): Promise<number> {
   const [row] = await db.all<{ n: number }>(sql`SELECT
     (SELECT count(*) FROM runs WHERE status IN (${UNFINISHED}) AND status = 'queued')
@@ -64,7 +75,7 @@ export async function countAwaitingSlot({ db }: OpContext): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** Active runs by workspace: executing (holding a slot) or parked. */
+/** Active runs by workspace, executing (holding a slot) or parked, for the pool's report. */
 export async function activeByWorkspace({ db }: OpContext): Promise<WorkspaceActivity[]> {
   const rows = await db.all<{ workspace_id: string; executing: number; parked: number }>(sql`
     SELECT workspace_id, SUM(CASE WHEN parked_at IS NULL THEN 1 ELSE 0 END) AS executing,

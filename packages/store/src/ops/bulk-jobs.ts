@@ -1,15 +1,46 @@
 import { setImmediate } from "node:timers/promises";
 import type { BulkJob, BulkJobItem, StorageRunFilters } from "@oah/contract";
-import { type BulkAction, type BulkJobStatus, REQUEUED } from "@oah/core";
+import { type BulkAction, type BulkJobStatus, type QueueEntry, REQUEUED } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { iso } from "../rows";
-import type { BulkChunk, BulkItemQuery, CancelRequest, NewBulkJob } from "../run-store";
 import type { SqlClient } from "../sql/client";
-import { storageFilterSql } from "../sql-fragments";
-import { storageQueryOf } from "../storage-filters";
-import { requestCancelsIn } from "./cancel";
+import { storageFilterSql, storageQueryOf } from "../storage-filters";
+import { type CancelRequest, cancelledSessions, requestCancelsIn } from "./cancel";
 import type { OpContext } from "./context";
-import { requeueRunsIn } from "./requeue-runs";
+import { requeuedSessions, requeueRunsIn } from "./requeue-runs";
+
+/** A bulk job to start (docs/spec.md §9): its runs are the ones the filter matches now. */
+export interface NewBulkJob {
+  id: string;
+  action: BulkAction;
+  /** The filter as the API took it: kept with the job, shown back, and matched (storageQueryOf). */
+  filter: StorageRunFilters;
+  /** Who starts it (the caller), and the name it gave as who asks, beside it. */
+  requestedBy: string;
+  claimedBy: string | null;
+  includeCancelled: boolean;
+  /** Who starts it: it holds the job's lease while the runs matched are written as its items. */
+  owner: string;
+  leaseMs: number;
+}
+
+/** What one chunk of a job did, for the queue and the hosts to be told after it committed. */
+export interface BulkChunk {
+  job: BulkJob;
+  /** Runs requeued: to enqueue. */
+  requeued: QueueEntry[];
+  /** Executing runs asked to cancel: their hosts are to be told. */
+  cancelRequested: string[];
+  /** Parked runs cancelled where they waited: their sessions go on. */
+  parkedCancelled: { id: string; sessionId: string }[];
+}
+
+export interface BulkItemQuery {
+  id: string;
+  outcome?: string;
+  afterPosition?: number;
+  limit: number;
+}
 
 interface JobRow {
   id: string;
@@ -150,7 +181,7 @@ export async function leaseBulkJob(ctx: OpContext, owner: string, leaseMs: numbe
 }
 
 /** How a cancel ended, as a job's outcome. */
-export const cancelOutcomeOf = (request: CancelRequest): string =>
+const cancelOutcomeOf = (request: CancelRequest): string =>
   request.kind === "cancelled"
     ? "cancelled"
     : request.kind === "requested"
@@ -175,7 +206,9 @@ export async function runBulkChunk(
   maxAttempts: number,
 ): Promise<BulkChunk | null> {
   const now = ctx.now();
-  return ctx.db.transaction(async (tx) => {
+  /** The sessions of the runs the chunk wrote, announced once it committed. */
+  const wrote: string[] = [];
+  const chunk = await ctx.db.transaction(async (tx): Promise<BulkChunk | null> => {
     const job = await leasedJob(tx, jobId, owner);
     if (!job) return null;
     const chunk: Omit<BulkChunk, "job"> = { requeued: [], cancelRequested: [], parkedCancelled: [] };
@@ -195,7 +228,9 @@ export async function runBulkChunk(
         maxAttempts,
         includeCancelled: Number(job.include_cancelled) === 1,
       };
-      for (const requeue of await requeueRunsIn(tx, runIds, request, now)) {
+      const requeues = await requeueRunsIn(tx, runIds, request, now);
+      wrote.push(...requeuedSessions(requeues));
+      for (const requeue of requeues) {
         if (requeue.ok) chunk.requeued.push(requeue.queueEntry);
         ended.push(
           requeue.ok
@@ -204,7 +239,9 @@ export async function runBulkChunk(
         );
       }
     } else {
-      for (const [i, cancel] of (await requestCancelsIn(tx, runIds, now)).entries()) {
+      const cancels = await requestCancelsIn(tx, runIds, now);
+      wrote.push(...cancelledSessions(cancels));
+      for (const [i, cancel] of cancels.entries()) {
         if (cancel.kind === "requested") chunk.cancelRequested.push(runIds[i]!);
         if (cancel.kind === "cancelled" && cancel.parked)
           chunk.parkedCancelled.push({ id: runIds[i]!, sessionId: cancel.run.sessionId });
@@ -231,6 +268,8 @@ export async function runBulkChunk(
       WHERE id = ${jobId} RETURNING ${JOB_COLUMNS}`);
     return { job: decodeJob(updated!, tx), ...chunk };
   });
+  ctx.wrote(wrote);
+  return chunk;
 }
 
 export async function getBulkJob({ db }: OpContext, id: string): Promise<BulkJob | null> {
@@ -238,6 +277,7 @@ export async function getBulkJob({ db }: OpContext, id: string): Promise<BulkJob
   return row ? decodeJob(row, db) : null;
 }
 
+/** The newest jobs first. */
 export async function listBulkJobs({ db }: OpContext, limit: number): Promise<BulkJob[]> {
   const rows = await db.all<JobRow>(sql`SELECT ${JOB_COLUMNS} FROM bulk_jobs
     ORDER BY started_at DESC, id DESC LIMIT ${limit}`);

@@ -1,10 +1,17 @@
+import type { Run } from "@oah/contract";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
-import type { CancelRequest } from "../run-store";
 import type { SqlClient } from "../sql/client";
 import { fromStatuses, runColumns, statusOfRuns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvents } from "./insert-events";
+
+export type CancelRequest =
+  /** Ended at once: it was queued, or parked (`parked`: its session may have later runs to go on with). */
+  | { kind: "cancelled"; run: Run; parked: boolean }
+  | { kind: "requested"; run: Run }
+  | { kind: "terminal"; run: Run }
+  | { kind: "missing" };
 
 /**
  * A queued or parked run is cancelled at once; an executing one is asked to stop (its execution
@@ -12,8 +19,14 @@ import { insertEvents } from "./insert-events";
  */
 export async function requestCancel(ctx: OpContext, runId: string): Promise<CancelRequest> {
   const now = ctx.now();
-  return ctx.db.transaction(async (tx) => (await requestCancelsIn(tx, [runId], now))[0]!);
+  const request = await ctx.db.transaction(async (tx) => (await requestCancelsIn(tx, [runId], now))[0]!);
+  ctx.wrote(cancelledSessions([request]));
+  return request;
 }
+
+/** The sessions of the runs these cancels wrote: those ended, and those asked to stop. */
+export const cancelledSessions = (requests: readonly CancelRequest[]): string[] =>
+  requests.flatMap((r) => (r.kind === "cancelled" || r.kind === "requested" ? [r.run.sessionId] : []));
 
 /**
  * Runs' cancels in the caller's transaction, in a few statements however many: one run's (the

@@ -1,20 +1,72 @@
-import { type Run, sameSubmission } from "@oah/contract";
-import { batchRefusal, OahError, type QueueEntry } from "@oah/core";
+import { type ExecutorName, type Run, sameSubmission } from "@oah/contract";
+import { batchRefusal, OahError, type QueueEntry, type RunPriority } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, entryOf, type RunRow } from "../rows";
-import type { NewRun, SubmissionOutcome } from "../run-store";
-import { DEFAULT_WORKSPACE, joinsOwner, sessionOwners, workspaceMismatch } from "../run-writes";
 import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns } from "../sql-fragments";
-import type { OpContext } from "./context";
+import type { BatchedOp, OpContext } from "./context";
 import { insertEvents } from "./insert-events";
 import { takePositions } from "./session-positions";
+
+export interface NewRun {
+  id: string;
+  sessionId: string;
+  /** Null: the session's workspace, or `default` for a new session (docs/spec.md §3). */
+  workspaceId: string | null;
+  parentRunId: string | null;
+  priority: RunPriority;
+  executor: ExecutorName;
+  input: unknown;
+  timeoutMs: number;
+  idempotencyKey: string | null;
+}
 
 export interface CreatedRun {
   run: Run;
   created: boolean;
   queueEntry: QueueEntry;
 }
+
+/**
+ * What a submission of a batch did: its run (`created` false: its key made it earlier), its key's
+ * conflict, or its refusal (a session of another workspace).
+ */
+export type SubmissionOutcome =
+  | { run: Run; created: boolean; queueEntry: QueueEntry }
+  | { conflict: Run }
+  | { refused: OahError };
+
+/** The workspace a session's first run makes it belong to when the run names none. */
+const DEFAULT_WORKSPACE = "default";
+
+/**
+ * The workspace each session of a batch belongs to (docs/spec.md §3): the one it has, else the
+ * workspace of its first run in the batch.
+ */
+function sessionOwners(
+  runs: readonly Pick<NewRun, "sessionId" | "workspaceId">[],
+  existing: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const owners = new Map(existing);
+  for (const r of runs)
+    if (!owners.has(r.sessionId)) owners.set(r.sessionId, r.workspaceId ?? DEFAULT_WORKSPACE);
+  return owners;
+}
+
+/** A submission's workspace, given its session's: the one it names must be that one. */
+const joinsOwner = (run: Pick<NewRun, "workspaceId">, owner: string | undefined): boolean =>
+  run.workspaceId === null || run.workspaceId === owner;
+
+/**
+ * A submission into a session of another workspace, refused. The session's own workspace is not
+ * named: the caller may not be allowed to know it.
+ */
+const workspaceMismatch = (run: { sessionId: string; workspaceId: string | null }): OahError =>
+  new OahError(
+    "session_workspace_mismatch",
+    `session ${run.sessionId} belongs to another workspace than ${run.workspaceId}: every run of a session is in ` +
+      "the workspace of its first run",
+  );
 
 /** A run's submitted fields as text columns, in the order of the statements below. */
 const columnsOf = (r: NewRun) => [
@@ -37,7 +89,7 @@ const columnsOf = (r: NewRun) => [
  * fails the whole statement on the foreign key (nothing written), reported as
  * `session_workspace_mismatch` for the first such run.
  */
-export async function insertRunsStatement(ctx: OpContext, runs: readonly NewRun[]): Promise<RunRow[]> {
+async function insertRunsStatement(ctx: OpContext, runs: readonly NewRun[]): Promise<RunRow[]> {
   try {
     return await insertRunsOnce(ctx, runs);
   } catch (error) {
@@ -246,7 +298,7 @@ async function submitUnkeyed(
  * An atomic batch refused, nothing written: which of its submissions reuse a key for another body,
  * and of what (a stored run's id, or the place in the batch of one that is not written either).
  */
-export function batchConflict(
+function batchConflict(
   conflicts: readonly { index: number; earlier: string; sessionId: string }[],
 ): OahError {
   const each = conflicts.map(
@@ -256,13 +308,21 @@ export function batchConflict(
   return new OahError("idempotency_key_conflict", `nothing was submitted: ${each.join("; ")}`);
 }
 
-/** A batch of submissions (docs/spec.md §12): each one's run, or its key's conflict. */
+/**
+ * A batch of submissions in one transaction, numbered in their sessions in the order given (docs/spec.md
+ * §12): each one's run (made now, or made earlier for the same body by its key), its key's conflict,
+ * or its refusal (a session of another workspace); `atomic`, a conflict or a refusal writes
+ * nothing and refuses the batch (`idempotency_key_conflict` naming each conflicting index,
+ * `session_workspace_mismatch`).
+ */
 export async function createRuns(
   ctx: OpContext,
   runs: readonly NewRun[],
   options: { atomic: boolean },
 ): Promise<SubmissionOutcome[]> {
-  return (await submitRuns(ctx, runs, options)).map((s) => {
+  const submitted = await submitRuns(ctx, runs, options);
+  ctx.wrote(submitted.flatMap((s) => ("row" in s && s.created ? [s.row.session_id] : [])));
+  return submitted.map((s) => {
     if ("refused" in s) return s;
     const run = decodeRun(s.row, ctx.db);
     return s.same ? { run, created: s.created, queueEntry: entryOf(s.row) } : { conflict: run };
@@ -271,16 +331,24 @@ export async function createRuns(
 
 /**
  * One submission: its run, made now, or made earlier by its idempotency key (whatever its
- * body: the caller tells a repeat from a conflict).
+ * body: the caller tells a repeat from a conflict). A session takes runs of one workspace, its
+ * first run's: another is refused with `session_workspace_mismatch`, nothing written. On
+ * PostgreSQL, submissions without keys that arrive together share one statement and commit.
  */
 export async function createRun(ctx: OpContext, run: NewRun): Promise<CreatedRun> {
+  if (ctx.db.dialect === "postgres" && run.idempotencyKey === null) return ctx.batch(SUBMISSIONS).submit(run);
   const [submitted] = (await submitRuns(ctx, [run], { atomic: false })) as [Submitted];
   if ("refused" in submitted) throw submitted.refused;
   const { row, created } = submitted;
+  if (created) ctx.wrote([row.session_id]);
   return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row) };
 }
 
-/** Rows of runs made by insertRunsStatement, as submissions' answers. */
-export function createdRuns(rows: readonly RunRow[], db: SqlClient): CreatedRun[] {
-  return rows.map((row) => ({ run: decodeRun(row, db), created: true, queueEntry: entryOf(row) }));
-}
+/** Single submissions without keys (PostgreSQL), written together by insertRunsStatement. */
+const SUBMISSIONS: BatchedOp<NewRun, CreatedRun> = {
+  async write(ctx, batch) {
+    const rows = await insertRunsStatement(ctx, batch);
+    ctx.wrote(rows.map((row) => row.session_id));
+    return rows.map((row) => ({ run: decodeRun(row, ctx.db), created: true, queueEntry: entryOf(row) }));
+  },
+};

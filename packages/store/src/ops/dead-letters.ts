@@ -5,11 +5,11 @@ import { iso } from "../rows";
 import type { OpContext } from "./context";
 
 /** How many of a group's last executions are shown, and how many groups at most. */
-export const DEAD_LETTER_EXECUTIONS = 3;
-export const DEAD_LETTER_GROUPS = 500;
+const DEAD_LETTER_EXECUTIONS = 3;
+const DEAD_LETTER_GROUPS = 500;
 
 /** A quarantined run among its group's newest, with its group's figures. */
-export interface DeadLetterRow {
+interface DeadLetterRow {
   reason: string;
   error_code: string | null;
   workspace_id: string;
@@ -42,7 +42,7 @@ export async function deadLetters({ db }: OpContext, workspaceId?: string): Prom
 }
 
 /** The rows of the newest runs of each group, as groups: largest first, then most recent. */
-export function groupDeadLetters(rows: readonly DeadLetterRow[]): DeadLetters {
+function groupDeadLetters(rows: readonly DeadLetterRow[]): DeadLetters {
   const groups = new Map<string, DeadLetterGroup>();
   for (const row of rows) {
     const key = JSON.stringify([row.reason, row.error_code, row.workspace_id]);

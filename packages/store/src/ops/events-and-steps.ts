@@ -1,8 +1,21 @@
-import type { RunEventType } from "@oah/core";
+import type { RunEventType, StepKind } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
-import type { Claim, StepEnd, StepStart } from "../run-store";
 import { ACTIVE } from "../sql-fragments";
+import type { Claim } from "./claim";
 import type { OpContext } from "./context";
+
+export interface StepStart {
+  kind: StepKind;
+  name: string;
+  at?: number;
+}
+
+export interface StepEnd {
+  status: "completed" | "failed";
+  output?: unknown;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
 
 /** The fence every execution write passes: the run is still active and still this claim's. */
 function owns(claim: Claim): SQL {
@@ -10,15 +23,21 @@ function owns(claim: Claim): SQL {
     AND status IN (${ACTIVE}))`;
 }
 
+/** An event of the run, written while the claim still owns it; false when fenced out. */
 export async function appendEvent(
-  { db, now }: OpContext,
+  ctx: OpContext,
   claim: Claim,
   type: RunEventType,
   data?: Record<string, unknown>,
 ): Promise<boolean> {
-  const changed = await db.run(sql`INSERT INTO run_events (run_id, type, at, data)
-    SELECT ${claim.runId}, ${type}, CAST(${now()} AS BIGINT), ${db.json(data)} WHERE ${owns(claim)}`);
-  return changed === 1;
+  const { db } = ctx;
+  // The run's session comes back with the row, for the announcement: no read of its own.
+  const [row] = await db.all<{ session_id: string }>(sql`INSERT INTO run_events (run_id, type, at, data)
+    SELECT ${claim.runId}, ${type}, CAST(${ctx.now()} AS BIGINT), ${db.json(data)} WHERE ${owns(claim)}
+    RETURNING (SELECT session_id FROM runs WHERE runs.id = run_events.run_id) AS session_id`);
+  if (!row) return false;
+  ctx.wrote([row.session_id]);
+  return true;
 }
 
 export async function startStep(

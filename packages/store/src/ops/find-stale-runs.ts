@@ -1,9 +1,16 @@
 import type { Run } from "@oah/contract";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
-import type { StaleRunQuery } from "../run-store";
 import { ACTIVE, runColumns } from "../sql-fragments";
 import type { OpContext } from "./context";
+
+export interface StaleRunQuery {
+  /** Active runs whose last sign of life is older than this (epoch ms). */
+  lastSeenBefore: number;
+  /** Keyset: runs after this one, in (session, run id) order. */
+  after?: { sessionId: string; id: string };
+  limit: number;
+}
 
 /** Executing runs not seen since `lastSeenBefore`, in (session, run id) order; parked runs are never stale. */
 export async function findStaleRuns({ db }: OpContext, query: StaleRunQuery): Promise<Run[]> {

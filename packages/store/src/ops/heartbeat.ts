@@ -1,8 +1,24 @@
 import { sql } from "drizzle-orm";
-import type { Claim, HeartbeatResult } from "../run-store";
-import { type HeartbeatRow, heartbeatResult } from "../run-writes";
 import { ACTIVE, statusOfRuns } from "../sql-fragments";
+import type { Claim } from "./claim";
 import type { OpContext } from "./context";
+
+export interface HeartbeatResult {
+  /** Claims whose run is no longer theirs: their executions must stop and write nothing more. */
+  fenced: string[];
+  /** Runs whose cancel was requested (the fallback when a cancel notification was missed). */
+  cancelRequested: string[];
+  /** Waiting runs whose tool result has arrived (the fallback when its notification was missed). */
+  toolResultReady: string[];
+}
+
+/** An active run a heartbeat reached with its claim. */
+interface HeartbeatRow {
+  id: string;
+  claim_token: string;
+  cancel_requested_at: number | null;
+  has_tool_result: number | boolean;
+}
 
 /** Marks the claims' runs alive; says which claims are fenced out and which runs have news. */
 export async function heartbeat(ctx: OpContext, claims: Claim[]): Promise<HeartbeatResult> {
@@ -20,5 +36,11 @@ export async function heartbeat(ctx: OpContext, claims: Claim[]): Promise<Heartb
     RETURNING id, claim_token, cancel_requested_at, tool_result IS NOT NULL AS has_tool_result`,
     "heartbeat",
   );
-  return heartbeatResult(claims, rows);
+  // Claims that reached no active run of theirs are fenced.
+  const alive = new Set(rows.map((r) => `${r.id} ${r.claim_token}`));
+  return {
+    fenced: claims.filter((c) => !alive.has(`${c.runId} ${c.token}`)).map((c) => c.runId),
+    cancelRequested: rows.filter((r) => r.cancel_requested_at !== null).map((r) => r.id),
+    toolResultReady: rows.filter((r) => Boolean(r.has_tool_result)).map((r) => r.id),
+  };
 }

@@ -1,8 +1,8 @@
 import type { RunSummary } from "@oah/contract";
 import { sql } from "drizzle-orm";
 import { decodeRunSummary, type RunRow } from "../rows";
-import type { StorageRunQuery } from "../run-store";
-import { storageFilterSql, summaryColumns } from "../sql-fragments";
+import { summaryColumns } from "../sql-fragments";
+import { type StorageRunQuery, storageFilterSql } from "../storage-filters";
 import type { OpContext } from "./context";
 
 /** The admin list of runs: filtered, newest first, a keyset page at a time. */

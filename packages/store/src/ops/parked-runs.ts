@@ -2,10 +2,20 @@ import type { Run } from "@oah/contract";
 import { runTimedOutError, STATUS_WRITES } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
-import type { Claim, Park, ParkResult, StartResult } from "../run-store";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
+import type { Claim } from "./claim";
 import type { OpContext } from "./context";
 import { insertEvent, insertEvents } from "./insert-events";
+import type { StartResult } from "./transitions";
+
+/** A wait to park: the tool waited for, and what the executor needs to go on after it. */
+export interface Park {
+  tool: string;
+  state: unknown;
+}
+
+/** `cancel_requested`: not parked, since a cancel came first: the execution ends the run cancelled. */
+export type ParkResult = "parked" | "cancel_requested" | "fenced";
 
 /** The columns a parked run gives up when it resumes or ends. */
 const UNPARKED = sql.raw("parked_at = NULL, parked_state = NULL, waiting_tool = NULL, tool_result = NULL");
@@ -17,9 +27,13 @@ const UNPARKED = sql.raw("parked_at = NULL, parked_state = NULL, waiting_tool = 
  */
 export async function parkRun(ctx: OpContext, claim: Claim, park: Park): Promise<ParkResult> {
   const now = ctx.now();
-  const parked = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.all<{ status: string; cancel_requested_at: number | null }>(sql`
-      SELECT status, cancel_requested_at FROM runs
+  const parked = await ctx.db.transaction(async (tx): Promise<ParkResult | { sessionId: string }> => {
+    const [row] = await tx.all<{
+      session_id: string;
+      status: string;
+      cancel_requested_at: number | null;
+    }>(sql`
+      SELECT session_id, status, cancel_requested_at FROM runs
       WHERE id = ${claim.runId} AND claim_token = ${claim.token} ${tx.forUpdate}`);
     if (!row || !(STATUS_WRITES.park.from as readonly string[]).includes(row.status)) return "fenced";
     if (row.cancel_requested_at !== null) return "cancel_requested";
@@ -28,10 +42,12 @@ export async function parkRun(ctx: OpContext, claim: Claim, park: Park): Promise
         updated_at = ${now}
       WHERE id = ${claim.runId}`);
     await insertEvent(tx, claim.runId, "run.waiting_tool", now, { name: park.tool, parked: true });
-    return "parked";
+    return { sessionId: row.session_id };
   });
-  if (parked === "parked") ctx.noteCountedWrite();
-  return parked;
+  if (typeof parked === "string") return parked;
+  ctx.noteCountedWrite();
+  ctx.wrote([parked.sessionId]);
+  return "parked";
 }
 
 /** A parked run whose result has arrived → running under this claim, with what it saved. */
@@ -67,7 +83,10 @@ export async function resumeRun(ctx: OpContext, claim: Claim, workerId: string):
       },
     };
   });
-  if (resumed.kind === "started") ctx.noteCountedWrite();
+  if (resumed.kind === "started") {
+    ctx.noteCountedWrite();
+    ctx.wrote([resumed.run.sessionId]);
+  }
   return resumed;
 }
 
@@ -104,5 +123,6 @@ export async function expireParkedRuns(ctx: OpContext, limit: number): Promise<R
     return ended;
   });
   if (expired.length > 0) ctx.noteCountedWrite();
+  ctx.wrote(expired.map((r) => r.session_id));
   return expired.map((r) => decodeRun(r, db));
 }

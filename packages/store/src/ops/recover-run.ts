@@ -1,18 +1,100 @@
-import { type ActiveStatus, recordRecovery } from "@oah/core";
-import { sql } from "drizzle-orm";
-import { decodeMetadata, decodeRun, entryOf, type RunRow } from "../rows";
-import type { RecoveredRun, RecoveryRequest } from "../run-store";
+import type { Run } from "@oah/contract";
 import {
-  lockedStaleRun,
-  recoveredCancelData,
-  recoveryFailure,
-  recoveryRequeueData,
-  STALE_STEP_FAILURE,
-} from "../run-writes";
+  type ActiveStatus,
+  type QueueEntry,
+  type RecoveryContext,
+  type RecoveryRecord,
+  type RunMetadata,
+  type RunStatus,
+  recordRecovery,
+  type StaleRunAction,
+} from "@oah/core";
+import { sql } from "drizzle-orm";
+import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
 import { recordRequeues } from "./requeue-record";
+
+export interface RecoveredRun {
+  run: Run;
+  /** What was done: the run requeued, failed (or quarantined), or cancelled. */
+  action: Exclude<StaleRunAction, { action: "wait" }>;
+  /** Present when the run was requeued: where it goes back into its session's queue. */
+  queueEntry: QueueEntry | null;
+  /** The claim token of the execution that went stale: its session lock may still be held by it. */
+  previousClaimToken: string | null;
+}
+
+/** The run as the recovery transaction finds it under its row lock. */
+export interface LockedStaleRun {
+  status: ActiveStatus;
+  recoveryAttempts: number;
+  cancelRequested: boolean;
+  /** The run belongs to a session (as a manual requeue checks it). */
+  hasSession: boolean;
+  /** The run has its place in its session's queue (its queue position) to go back to. */
+  queueAvailable: boolean;
+}
+
+export interface RecoveryRequest {
+  runId: string;
+  /**
+   * Decided under the row lock, from the run as it is then: a cancel requested since the run
+   * was found stale is honoured. `wait` leaves the run as it is.
+   */
+  decide(run: LockedStaleRun): StaleRunAction;
+  context: Omit<RecoveryContext, "from" | "at">;
+  /** Re-checked under the row lock, so that a run that came back to life is left alone. */
+  lastSeenBefore: number;
+}
+
+/** The stale run as recovery decides on it, under its lock. */
+function lockedStaleRun(row: RunRow, metadata: RunMetadata): LockedStaleRun {
+  return {
+    status: row.status as ActiveStatus,
+    recoveryAttempts: metadata.recoveryAttempts ?? 0,
+    cancelRequested: row.cancel_requested_at !== null,
+    hasSession: hasSession(row),
+    queueAvailable: hasQueuePlace(row),
+  };
+}
+
+/** How recovery ends the steps a stale execution left running. */
+const STALE_STEP_FAILURE = {
+  status: "failed",
+  errorCode: "worker_recovery_failed",
+  errorMessage: "the worker executing this step stopped responding",
+} as const;
+
+/** The data of an automatic requeue's events. */
+const recoveryRequeueData = (recovery: RecoveryRecord, from: RunStatus) => ({
+  reason: recovery.reason,
+  recoveryAttempts: recovery.attempts,
+  from,
+});
+
+/** The data of the run.cancelled event of a stale run whose cancel recovery honoured. */
+const recoveredCancelData = (by: string, from: ActiveStatus) => ({
+  reason: "cancel_requested",
+  recoveredBy: by,
+  from,
+});
+
+/** The error of a stale run that recovery failed, and the data of its run.failed event. */
+function recoveryFailure(from: RunStatus, recovery: RecoveryRecord) {
+  const errorMessage = `run was ${from} on a worker that stopped responding (${recovery.reason})`;
+  return {
+    errorCode: "worker_recovery_failed",
+    errorMessage,
+    data: {
+      errorCode: "worker_recovery_failed",
+      errorMessage,
+      reason: recovery.reason,
+      recoveryState: recovery.state,
+    },
+  } as const;
+}
 
 /**
  * Applies a recovery decision to a stale run, decided under its row lock from the run
@@ -22,7 +104,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
   const { db } = ctx;
   const now = ctx.now();
   const { context, runId } = request;
-  return db.transaction(async (tx) => {
+  const recovered = await db.transaction(async (tx): Promise<RecoveredRun | null> => {
     // Every recovery write (requeue, fail, cancel) moves a run from the same, active, statuses.
     const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs
       WHERE id = ${runId} AND status IN (${fromStatuses("recoveryRequeue")}) AND parked_at IS NULL
@@ -33,7 +115,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     const stored = decodeMetadata(row, tx);
     const decision = request.decide(lockedStaleRun(row, stored));
     if (decision.action === "wait") return null;
-    const recovered = (updated: RunRow, queued: boolean): RecoveredRun => ({
+    const answer = (updated: RunRow, queued: boolean): RecoveredRun => ({
       run: decodeRun(updated, db),
       action: decision,
       queueEntry: queued ? entryOf(updated) : null,
@@ -51,7 +133,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
           claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
       await insertEvent(tx, runId, "run.cancelled", now, recoveredCancelData(context.by, from));
-      return recovered(cancelled!, false);
+      return answer(cancelled!, false);
     }
     // One clock for the columns and the metadata: the overview's times match deadLetter.at.
     const metadata = recordRecovery(stored, decision, { ...context, at: new Date(now), from });
@@ -66,7 +148,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
           enqueued_at = ${now}, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
       await recordRequeues(tx, [{ runId, data: recoveryRequeueData(recovery, from) }], now);
-      return recovered(requeued!, true);
+      return answer(requeued!, true);
     }
     const failure = recoveryFailure(from, recovery);
     const [failed] = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryFail")},
@@ -76,6 +158,8 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
         updated_at = ${now}
       WHERE id = ${runId} RETURNING ${runColumns}`);
     await insertEvent(tx, runId, "run.failed", now, failure.data);
-    return recovered(failed!, false);
+    return answer(failed!, false);
   });
+  if (recovered) ctx.wrote([recovered.run.sessionId]);
+  return recovered;
 }

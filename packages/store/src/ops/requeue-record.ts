@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
-import { REQUEUE_STEP } from "../run-writes";
 import { encodeJson, type SqlClient } from "../sql/client";
 import { insertEvents } from "./insert-events";
+
+/** The system step that records a requeue, with the data of its events as output. */
+const REQUEUE_STEP = { kind: "system", name: "run.requeued", status: "completed" } as const;
 
 /**
  * What requeues record beside the runs' rows, manual or automatic: each run's `run.requeued`

@@ -1,22 +1,56 @@
 import {
   checkManualRequeue,
+  type ManualRequeueFacts,
   OahError,
+  type QueueEntry,
+  type RecoveryState,
   type RunMetadata,
   type RunStatus,
   recordManualRequeue,
 } from "@oah/core";
 import { sql } from "drizzle-orm";
-import { decodeMetadata, entryOf, type RunRow } from "../rows";
-import type { ManualRequeueOutcome, ManualRequeueRequest } from "../run-store";
-import { manualRequeueData, manualRequeueFacts } from "../run-writes";
+import { decodeMetadata, entryOf, hasSession, type RunRow } from "../rows";
 import { encodeJson, type SqlClient } from "../sql/client";
 import { runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { recordRequeues } from "./requeue-record";
 import { takePositions } from "./session-positions";
 
+export interface ManualRequeueRequest {
+  /** Who asks: the caller (its token's name). */
+  by: string;
+  /** The name the caller gave as who asks, kept beside it; null when it gave none. */
+  claimedBy: string | null;
+  maxAttempts: number;
+  includeCancelled: boolean;
+}
+
+export type ManualRequeueOutcome =
+  | { runId: string; ok: true; previousStatus: RunStatus; queueEntry: QueueEntry }
+  | { runId: string; ok: false; code: string; message: string };
+
+/** What checkManualRequeue weighs of a run. */
+function manualRequeueFacts(row: RunRow, metadata: RunMetadata): ManualRequeueFacts {
+  return {
+    status: row.status as RunStatus,
+    errorCode: row.error_code,
+    recoveryState: row.recovery_state as RecoveryState | null,
+    metadata,
+    hasSession: hasSession(row),
+    cancelRequested: row.cancel_requested_at !== null,
+  };
+}
+
+/** The data of an operator's requeue events: who asked (the caller), and the name it gave, if any. */
+const manualRequeueData = (by: string, claimedBy: string | null, from: RunStatus) => ({
+  reason: "manual_operator_requeue",
+  requestedBy: by,
+  ...(claimedBy ? { claimedBy } : {}),
+  from,
+});
+
 /**
- * An operator's requeue of each run, one transaction each: to the tail of its session, with
+ * An operator's requeue of each run (docs/spec.md §7), one transaction each: to the tail of its session, with
  * a fresh budget. A run whose transaction fails is answered `run_requeue_failed` and the
  * others go on, so that a bulk answer says which runs were requeued; a store that cannot be
  * reached fails the whole call (store_unavailable).
@@ -36,8 +70,13 @@ export async function requeueRuns(
       outcomes.push({ runId, ok: false, code: "run_requeue_failed", message });
     }
   }
+  ctx.wrote(requeuedSessions(outcomes));
   return outcomes;
 }
+
+/** The sessions of the runs these requeues put back into their queues. */
+export const requeuedSessions = (outcomes: readonly ManualRequeueOutcome[]): string[] =>
+  outcomes.flatMap((o) => (o.ok ? [o.queueEntry.sessionId] : []));
 
 function requeueRun(
   ctx: OpContext,

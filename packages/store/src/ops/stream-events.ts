@@ -2,8 +2,33 @@ import type { RunEvent } from "@oah/contract";
 import type { RunEventType } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { decodeEvent, type EventRow } from "../rows";
-import type { EventPosition, EventScope, EventStreamPage, ResumePoint } from "../run-store";
-import type { OpContext } from "./context";
+import type { BatchedOp, OpContext } from "./context";
+
+/** The events of one stream: of a run, or of every run of a session. */
+export type EventScope = { runId: string } | { sessionId: string };
+
+/** Where a stream is: after this event, in the stream's order (see streamEvents). */
+export interface EventPosition {
+  /** The transaction that wrote it, as text (PostgreSQL); "0" where ids are in commit order. */
+  tx: string;
+  id: number;
+}
+
+/** Where a stream resumes: after this event, of this type. */
+export interface ResumePoint {
+  position: EventPosition;
+  type: RunEventType;
+}
+
+export interface EventStreamPage {
+  events: RunEvent[];
+  /** The position after the page's last event; null when the page is empty. */
+  last: EventPosition | null;
+  /** Events past the page are committed but not yet in order: read again soon. */
+  unsettled: boolean;
+  /** The page was cut at its limit: there may be more at once. */
+  full: boolean;
+}
 
 /** Where a stream starts when it is given no event to resume after. */
 export const STREAM_START: EventPosition = { tx: "0", id: 0 };
@@ -27,13 +52,26 @@ export async function eventPosition(
   return row ? { position: { tx: String(row.tx), id: Number(row.id) }, type: row.type } : null;
 }
 
-export interface StreamRead {
+interface StreamRead {
   scope: EventScope;
   after: EventPosition;
   limit: number;
 }
 
 type StreamRow = EventRow & { k?: number; tx: string; settled: boolean };
+
+/**
+ * The events of a stream after a position, in commit order, never one out of order. Reads asked
+ * while reads are in flight go together in the next (up to 4 batches at once).
+ */
+export function streamEvents(
+  ctx: OpContext,
+  scope: EventScope,
+  after: EventPosition,
+  limit: number,
+): Promise<EventStreamPage> {
+  return ctx.batch(STREAM_READS).submit({ scope, after, limit });
+}
 
 /**
  * The events of streams after their positions, in the order their transactions committed,
@@ -50,7 +88,7 @@ type StreamRow = EventRow & { k?: number; tx: string; settled: boolean };
  * On PostgreSQL the reads of many streams (every stream a note wakes) go in one statement,
  * of the same text whatever their number: prepared once, planned once.
  */
-export async function streamEventsBatch({ db }: OpContext, reads: StreamRead[]): Promise<EventStreamPage[]> {
+async function streamEventsBatch({ db }: OpContext, reads: StreamRead[]): Promise<EventStreamPage[]> {
   if (db.dialect !== "postgres") {
     return Promise.all(
       reads.map(async ({ scope, after, limit }) =>
@@ -98,6 +136,12 @@ export async function streamEventsBatch({ db }: OpContext, reads: StreamRead[]):
   for (const row of found) byRead[Number(row.k)]!.push(row);
   return byRead.map((rowsOfRead, k) => pageOf(db, rowsOfRead, reads[k]!.limit));
 }
+
+const STREAM_READS: BatchedOp<StreamRead, EventStreamPage> = {
+  write: streamEventsBatch,
+  maxBatch: 200,
+  concurrency: 4,
+};
 
 function pageOf(db: OpContext["db"], rows: StreamRow[], limit: number): EventStreamPage {
   const events: RunEvent[] = [];

@@ -145,6 +145,8 @@ class SqliteConnection implements SqlClient {
   }
 
   async acquireExclusiveUse(): Promise<void> {
+    // A database in this process's memory is no other process's to open.
+    if (this.db.memory) return;
     // An owner file beside the database, naming the owning process; one left by
     // a process that died is taken over.
     const path = `${this.db.name}.owner`;
@@ -170,8 +172,9 @@ class SqliteConnection implements SqlClient {
   }
 }
 
+/** The SQLite database in `file` (`:memory:`: in this process's memory), migrated. */
 export function openSqlite(file: string, migrationsFolder: string): SqlClient {
-  mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

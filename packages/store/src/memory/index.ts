@@ -1,1 +1,0 @@
-export { MemoryRunStore, type MemoryRunStoreOptions } from "./memory-run-store";

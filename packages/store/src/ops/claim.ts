@@ -1,0 +1,5 @@
+/** The fencing identity of one execution: every write it makes is conditional on the token. */
+export interface Claim {
+  runId: string;
+  token: string;
+}

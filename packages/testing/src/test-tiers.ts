@@ -1,0 +1,73 @@
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The tiers of the Vitest suites (docs/testing.md). Each test file names its own at its top, as a
+ * Vitest file tag: `// @module-tag unit` or `// @module-tag system`; vitest.config.mts makes a
+ * project of each tier from them (`npm run test:unit`, `npm run test:system`).
+ */
+export const TEST_TIERS = {
+  unit: "starts no process and needs no server: the inner loop",
+  system: "starts processes (oah's, sandboxes, commands, browsers) or needs PostgreSQL or Redis",
+} as const;
+
+export type TestTier = keyof typeof TEST_TIERS;
+
+/** The folders holding test files: the `test/` folder of each package, each app and the bench. */
+function testFolders(root: string): string[] {
+  const within = (parent: string) =>
+    readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(parent, entry.name, "test"));
+  return [...within("packages"), ...within("apps"), "bench/test"];
+}
+
+function testFilesUnder(root: string, dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
+  } catch {
+    // A package without tests.
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFilesUnder(root, path);
+    return entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Every file tag a test file gives itself, as Vitest reads them (`@module-tag` in a comment). */
+export function fileTagsOf(text: string): string[] {
+  return [...text.matchAll(/(?:\/\/|\*)\s*@module-tag\s+([\w\-/]+)\b/g)].map((m) => m[1]!);
+}
+
+export interface TestFile {
+  /** From the repository's root. */
+  path: string;
+  /** The tiers it names (one, for a file as it should be). */
+  tiers: string[];
+}
+
+/** Every test file of the repository, with the tiers it names. */
+export function testFiles(root: string): TestFile[] {
+  return testFolders(root)
+    .flatMap((dir) => testFilesUnder(root, dir))
+    .sort()
+    .map((path) => ({
+      path,
+      tiers: fileTagsOf(readFileSync(join(root, path), "utf8")).filter((tag) => tag in TEST_TIERS),
+    }));
+}
+
+/**
+ * The files of each tier's project. A file that names no tier (or both) goes with the system
+ * tier, so that the whole suite still runs it; the tiers' test fails until it names one.
+ */
+export function filesOfTiers(files: readonly TestFile[]): Record<TestTier, string[]> {
+  const unit = (f: TestFile) => f.tiers.length === 1 && f.tiers[0] === "unit";
+  return {
+    unit: files.filter(unit).map((f) => f.path),
+    system: files.filter((f) => !unit(f)).map((f) => f.path),
+  };
+}
