@@ -42,6 +42,7 @@ import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
 import { notifyingStore } from "./streams/notifying-store";
 import { StreamHub } from "./streams/stream-hub";
+import { HeldWaits } from "./tool-wait";
 
 export interface EngineOptions {
   hostId: string;
@@ -126,6 +127,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     queue,
     executors: options.executors,
     active: new ActiveRuns(),
+    heldWaits: new HeldWaits(),
     logger,
     observers,
     events,
