@@ -1,0 +1,91 @@
+import {
+  DEFAULT_POOL_SIZING,
+  type HostState,
+  INITIAL_REBALANCE_STATE,
+  NO_QUEUE_PRESSURE,
+  type PoolGlobalSignals,
+  rebalance,
+  suggestPoolSize,
+} from "@oah/core";
+import { describe, expect, it } from "vitest";
+import { type PoolFacts, poolSnapshot } from "../src/pool/pool-snapshot";
+
+const HYSTERESIS = { upSampleWindow: 1, downSampleWindow: 1, upCooldownMs: 0, downCooldownMs: 0 };
+const REMOTE: PoolGlobalSignals = {
+  globalActiveWorkers: 7,
+  globalBusyWorkers: 5,
+  remoteActiveWorkers: 4,
+  remoteBusyWorkers: 3,
+};
+
+/** A tick of a pool of 1–8 workers with `ready` sessions waiting and `busy` of `active` workers busy. */
+function facts(over: {
+  hostState?: HostState;
+  global?: PoolGlobalSignals | null;
+  ready?: number;
+  active?: number;
+  busy?: number;
+}): PoolFacts {
+  const { hostState = "active", global = null, ready = 0, active = 2, busy = 1 } = over;
+  const pressure = { ...NO_QUEUE_PRESSURE, readySessionCount: ready, uniqueReadySessionCount: ready };
+  const suggestion = suggestPoolSize(
+    { ...pressure, activeWorkers: active, busyWorkers: busy, idleWorkers: active - busy, global },
+    { min: 1, max: 8, ...DEFAULT_POOL_SIZING },
+  );
+  return {
+    hostId: "h",
+    processKind: "standalone",
+    hostState,
+    commands: { available: true },
+    at: 1_000,
+    intervalMs: 1_000,
+    min: 1,
+    max: 8,
+    pressure,
+    global,
+    suggestion,
+    step: rebalance(INITIAL_REBALANCE_STATE, suggestion.localSuggested, 1_000, HYSTERESIS),
+    workers: { active, busy },
+    slots: [],
+    queueWaitP50Ms: null,
+    queueWaitP95Ms: null,
+    lastRebalanceAt: null,
+    lastRebalanceReason: null,
+  };
+}
+
+describe("a pool's snapshot", () => {
+  it.each([
+    // host state, ready sessions, active, busy, desired, busy/idle slots
+    ["active", 0, 2, 1, 1, 1, 1],
+    ["active", 5, 2, 2, 7, 2, 0],
+    ["cordoned", 5, 2, 2, 0, 2, 0],
+    ["draining", 5, 3, 1, 0, 1, 2],
+    ["drained", 0, 0, 0, 0, 0, 0],
+  ] as const)(
+    "of a host %s with %i ready sessions and %i workers, %i busy: desires %i, busy %i, idle %i",
+    (hostState, ready, active, busy, desired, busySlots, idleSlots) => {
+      const snapshot = poolSnapshot(facts({ hostState, ready, active, busy }));
+      expect(snapshot).toMatchObject({
+        state: hostState,
+        desired,
+        activeWorkers: active,
+        slotCapacity: active,
+        busyWorkers: busySlots,
+        busySlots,
+        idleWorkers: idleSlots,
+        idleSlots,
+      });
+    },
+  );
+
+  it("shows the fleet's figures with a registry, and none without", () => {
+    expect(poolSnapshot(facts({ global: REMOTE }))).toMatchObject(REMOTE);
+    expect(poolSnapshot(facts({ global: null }))).toMatchObject({
+      globalActiveWorkers: null,
+      globalBusyWorkers: null,
+      remoteActiveWorkers: null,
+      remoteBusyWorkers: null,
+    });
+  });
+});
