@@ -98,11 +98,8 @@ const NO_HOOK_COMMANDS = new NoCommands({
   reason: "no hooks are configured",
 });
 
-/** The engine of one process: the host's life, and what the API asks of it (runs, and the fleet). */
-export interface RunEngine {
-  /** Whether this deployment runs commands, and why not (readiness, metrics, the pool snapshot). */
-  commands: CommandsAvailability;
-  lifecycle: HostLifecycle;
+/** What the API asks of the engine (docs/spec.md §12): the services its procedures call. */
+export interface EngineServices {
   service: RunService;
   fleet: FleetService;
   streams: StreamService;
@@ -111,6 +108,13 @@ export interface RunEngine {
   /** The session inspector and the cancel of a session's queued runs. */
   sessions: SessionInspector;
   jams: JamService;
+}
+
+/** The engine of one process: the host's life, and the services the API calls. */
+export interface RunEngine extends EngineServices {
+  /** Whether this deployment runs commands, and why not (readiness, metrics, the pool snapshot). */
+  commands: CommandsAvailability;
+  lifecycle: HostLifecycle;
 }
 
 /**

@@ -44,7 +44,7 @@ export { localMaintenanceLock, type MaintenanceLock } from "./coordination/maint
 export type { PoolBoard } from "./coordination/pool-board";
 export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./coordination/run-signal-bus";
 export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
-export { createEngine, type EngineOptions, type RunEngine } from "./engine";
+export { createEngine, type EngineOptions, type EngineServices, type RunEngine } from "./engine";
 export { AgentExecutor, type AgentExecutorOptions, type AgentOutput } from "./executors/agent/agent-executor";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";
