@@ -5,7 +5,7 @@ import { initTRPC } from "@trpc/server";
 import { auditedCall, boundedMessage } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
 
-/** How often an idle event stream gets a keep-alive comment (SPEC §12: 15 s). */
+/** How often an idle event stream gets a keep-alive comment (docs/spec.md §12: 15 s). */
 export const STREAM_KEEPALIVE_MS = 15_000;
 
 /** What a procedure is given: the engine's services, and who calls (its token's name and role, docs/spec.md §13). */

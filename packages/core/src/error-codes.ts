@@ -1,4 +1,4 @@
-/** Why a run failed or ended (SPEC §4). Stored in `runs.error_code`. */
+/** Why a run failed or ended (docs/spec.md §4). Stored in `runs.error_code`. */
 export const RUN_ERROR_CODES = [
   "worker_recovery_failed",
   "run_timed_out",
@@ -18,7 +18,7 @@ export const RUN_ERROR_CODES = [
 ] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 
-/** Codes of refused operator requeues (SPEC §7, §12). */
+/** Codes of refused operator requeues (docs/spec.md §7, §12). */
 export const REQUEUE_ERROR_CODES = [
   "run_requeue_invalid_status",
   "run_requeue_not_supported",

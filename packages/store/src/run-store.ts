@@ -353,7 +353,7 @@ export interface RunStore {
   takeToolResult(claim: Claim): Promise<ToolResultTake>;
 
   /**
-   * An operator's requeue of each run (SPEC §7): to the tail of its session, with a fresh budget.
+   * An operator's requeue of each run (docs/spec.md §7): to the tail of its session, with a fresh budget.
    * Runs whose cancel was requested only with `includeCancelled`.
    */
   requeueRuns(runIds: readonly string[], request: ManualRequeueRequest): Promise<ManualRequeueOutcome[]>;

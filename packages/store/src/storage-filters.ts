@@ -8,7 +8,7 @@ export type FilterMatch = "anyOf" | "equals" | "atLeast" | "below";
 export type StorageFilterName = Exclude<keyof StorageRunQuery, "after" | "limit">;
 
 /**
- * Each Storage filter of the admin list (SPEC §9), described once for every store: the
+ * Each Storage filter of the admin list (docs/spec.md §9), described once for every store: the
  * column of `runs` it reads and how it matches. The SQL stores make their WHERE of it, the
  * in-memory store its predicate; a filter added to the API's input is refused by the
  * type checker until it has its line here.

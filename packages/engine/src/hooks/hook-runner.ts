@@ -31,7 +31,7 @@ export interface HookTarget {
 }
 
 /**
- * Runs hooks around a run's life and its tool calls (SPEC §6). A hook never fails
+ * Runs hooks around a run's life and its tool calls (docs/spec.md §6). A hook never fails
  * the run: a failure or a timeout is recorded as a failed `hook` step with
  * `hook_execution_failed` and a `hook.notice` event, and the run goes on.
  */

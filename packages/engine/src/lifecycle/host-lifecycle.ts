@@ -49,7 +49,7 @@ export class HostLifecycle {
       : null;
   }
 
-  /** The state its order put this host in (SPEC §8); a host without workers is always active. */
+  /** The state its order put this host in (docs/spec.md §8); a host without workers is always active. */
   get hostState(): HostState {
     return this.follower?.state ?? "active";
   }

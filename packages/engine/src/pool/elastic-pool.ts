@@ -53,7 +53,7 @@ export interface PoolOptions {
 export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logger">;
 
 /**
- * The workers of one host, sized elastically (SPEC §8): on every tick it reads
+ * The workers of one host, sized elastically (docs/spec.md §8): on every tick it reads
  * the queue's pressure and the registry, asks the pure sizing policy, applies
  * the hysteresis, then starts workers or stops idle ones (never a busy one).
  * While its host is not `active` (cordoned, draining, drained) it claims nothing: it only

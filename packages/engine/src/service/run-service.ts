@@ -58,7 +58,7 @@ export interface RequeueRequest {
 }
 
 /**
- * What the API asks of the engine (SPEC §12): submission, reads, cancels, tool results,
+ * What the API asks of the engine (docs/spec.md §12): submission, reads, cancels, tool results,
  * the operators' requeues, the storage list and overview. The store holds the
  * truth; the queue and the signals are told after it, and a failure to tell them is
  * mended by reconcile or the heartbeat, never answered as an error.

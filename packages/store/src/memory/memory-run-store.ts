@@ -325,7 +325,7 @@ export class MemoryRunStore implements RunStore {
     return { kind: "started", run: this.run(row) };
   }
 
-  /** Every terminal status is reached from an active one (SPEC §4), and only by the claim that started the run. */
+  /** Every terminal status is reached from an active one (docs/spec.md §4), and only by the claim that started the run. */
   async finishRun(claim: Claim, outcome: RunOutcome): Promise<RunSummary | null> {
     requireWriteTarget("finish", outcome.status);
     const db = this.db;
