@@ -71,7 +71,7 @@ export interface PoolSnapshot {
   processKind: ProcessKind;
   /** Active, or under an order: cordoned, draining, drained (docs/spec.md §8). */
   state: HostState;
-  /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no sandbox here). */
+  /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no step jail here). */
   commands: CommandsAvailability;
   at: number;
   /** How often the snapshot is renewed; one not renewed for two of these is late. */

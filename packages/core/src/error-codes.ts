@@ -11,7 +11,7 @@ export const RUN_ERROR_CODES = [
   "invalid_run_transition",
   // A command-running step on a host that runs none (OAH_SHELL=off).
   "shell_disabled",
-  // A command-running step on a host that cannot make the commands' sandbox (the message says why).
+  // A command-running step on a host that cannot make the commands' jail (the message says why).
   "commands_unavailable",
   // The run's workspace does not resolve to a directory under OAH_WORKSPACE_ROOT.
   "workspace_invalid",

@@ -66,7 +66,7 @@ export interface EngineOptions {
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
-  /** Whether this deployment runs commands (OAH_SHELL, and the sandbox this host could make). */
+  /** Whether this deployment runs commands (OAH_SHELL, and the jail this host could make). */
   commands: CommandsAvailability;
   /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
   leases: HostLeases;

@@ -12,20 +12,20 @@ export { NoCommands, refusalOf } from "./commands/command-runner";
 export { HostCommands } from "./commands/host-commands";
 export { boundSocketPaths } from "./commands/host-sockets";
 export {
+  JAIL_FILES,
+  JAIL_WORKSPACE,
+  type JailPlan,
+  jailArgv,
   outermost,
-  SANDBOX_FILES,
-  SANDBOX_WORKSPACE,
-  type SandboxPlan,
-  sandboxArgv,
-} from "./commands/sandbox-argv";
-export { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./commands/sandbox-diagnosis";
+} from "./commands/jail-argv";
+export { diagnoseJail, type JailDiagnosis, type JailFacts } from "./commands/jail-diagnosis";
 export {
   findExecutable,
-  SandboxedCommands,
-  type SandboxSettings,
-  SandboxUnavailable,
-  sandboxFacts,
-} from "./commands/sandboxed-commands";
+  JailedCommands,
+  type JailSettings,
+  JailUnavailable,
+  jailFacts,
+} from "./commands/jailed-commands";
 export {
   type CgroupHome,
   type CgroupMounts,

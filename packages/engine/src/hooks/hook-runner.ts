@@ -16,7 +16,7 @@ export interface HookRunnerOptions {
   hooks: readonly HookDefinition[];
   /** OAH_HOOK_TIMEOUT_MS, for hooks that set none. */
   timeoutMs: number;
-  /** Where hook commands run (the sandbox of every command); a NoCommands on a host that runs none. */
+  /** Where hook commands run (the jail of every command); a NoCommands on a host that runs none. */
   commands: CommandRunner;
   /** The environment of hook commands: a clean one, as for shell steps. */
   env: (run: Run) => NodeJS.ProcessEnv;

@@ -10,7 +10,7 @@ import type { ExecutionContext } from "../executor";
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
   toolTimeoutMs: number;
-  /** Where commands run (the sandbox); a NoCommands where none run, whose refusal fails the run. */
+  /** Where commands run (the jail); a NoCommands where none run, whose refusal fails the run. */
   commands: CommandRunner;
 }
 
