@@ -28,7 +28,7 @@ import type { HostContext } from "../host-context";
 import { PeriodicTask } from "../periodic-task";
 import { Worker, type WorkerHost } from "../worker/worker";
 import { PoolPublishing } from "./pool-publishing";
-import { poolSnapshot } from "./pool-snapshot";
+import { poolSnapshot, slotsOf } from "./pool-snapshot";
 import { ProcessFigures } from "./process-figures";
 import { QueueWaitWindow } from "./queue-wait-window";
 
@@ -153,7 +153,6 @@ export class ElasticPool {
   /** One tick's decision: the size, the snapshot of the pool so sized, and what is published of it. */
   private decide(pressure: QueuePressure, global: PoolGlobalSignals | null, now: number): void {
     const { suggestion, step } = this.size(pressure, global, now);
-    const after = this.active();
     this.snapshot = poolSnapshot({
       hostId: this.host.hostId,
       processKind: this.options.processKind,
@@ -167,8 +166,7 @@ export class ElasticPool {
       global,
       suggestion,
       step,
-      workers: { active: after.length, busy: after.filter((w) => w.state === "busy").length },
-      slots: this.slots(),
+      workers: this.workers,
       queueWaitP50Ms: this.queueWaits.percentile(50, now),
       queueWaitP95Ms: this.queueWaits.percentile(95, now),
       lastRebalanceAt: this.rebalanceState.lastChangeAt,
@@ -258,12 +256,7 @@ export class ElasticPool {
   }
 
   slots(): PoolSnapshot["slots"] {
-    return this.workers.map((w) => ({
-      id: w.id,
-      state: w.state,
-      sessionId: w.current?.sessionId ?? null,
-      runId: w.current?.runId ?? null,
-    }));
+    return slotsOf(this.workers);
   }
 
   report(): PoolReport | null {

@@ -1,4 +1,4 @@
-import type { PoolSnapshot, ProcessKind } from "@oah/contract";
+import type { PoolSnapshot, ProcessKind, WorkerState } from "@oah/contract";
 import type {
   CommandsAvailability,
   HostState,
@@ -8,6 +8,15 @@ import type {
   Rebalance,
   RebalanceReason,
 } from "@oah/core";
+
+/** What the snapshot reads of one worker of the pool. */
+export interface WorkerFacts {
+  id: string;
+  state: WorkerState;
+  /** Told to stop (retired, or the host claims nothing): it ends after its run in hand. */
+  stopRequested: boolean;
+  current: { sessionId: string; runId: string } | null;
+}
 
 /** Everything one tick of a pool knows, from which its snapshot is made. */
 export interface PoolFacts {
@@ -25,9 +34,8 @@ export interface PoolFacts {
   suggestion: PoolSuggestion;
   /** The hysteresis's step of this tick; its desired size holds only while the host claims. */
   step: Rebalance;
-  /** The workers that may claim (none told to stop), and how many of them are busy, once this tick's sizing is applied. */
-  workers: { active: number; busy: number };
-  slots: PoolSnapshot["slots"];
+  /** The pool's workers once this tick's sizing is applied, oldest first. */
+  workers: readonly WorkerFacts[];
   queueWaitP50Ms: number | null;
   queueWaitP95Ms: number | null;
   lastRebalanceAt: number | null;
@@ -41,7 +49,10 @@ export interface PoolFacts {
  */
 export function poolSnapshot(facts: PoolFacts): PoolSnapshot {
   const { global, suggestion, step } = facts;
-  const { active, busy } = facts.workers;
+  // Workers told to stop are the pool's no more, though they may still end a run.
+  const claiming = facts.workers.filter((w) => !w.stopRequested);
+  const active = claiming.length;
+  const busy = claiming.filter((w) => w.state === "busy").length;
   return {
     hostId: facts.hostId,
     processKind: facts.processKind,
@@ -78,6 +89,16 @@ export function poolSnapshot(facts: PoolFacts): PoolSnapshot {
     downStreak: step.state.downStreak,
     upCooldownRemainingMs: step.upCooldownRemainingMs,
     downCooldownRemainingMs: step.downCooldownRemainingMs,
-    slots: facts.slots,
+    slots: slotsOf(facts.workers),
   };
+}
+
+/** Each worker's slot: its state, and the session and run in hand. */
+export function slotsOf(workers: readonly WorkerFacts[]): PoolSnapshot["slots"] {
+  return workers.map((w) => ({
+    id: w.id,
+    state: w.state,
+    sessionId: w.current?.sessionId ?? null,
+    runId: w.current?.runId ?? null,
+  }));
 }
