@@ -8,7 +8,7 @@ const SEED = 20_261_201;
 const RUNS = 20;
 
 describe("every HTTP path and tRPC procedure, fuzzed from its schema", () => {
-  // The API alone (Redis and PostgreSQL, no sandbox): accepted runs stay queued, nothing executes.
+  // The API alone (Redis and PostgreSQL, no oah-sandbox): accepted runs stay queued, nothing executes.
   let d: SplitDeployment;
   beforeAll(async () => {
     d = await startSplitDeployment({ sandboxes: 0 });

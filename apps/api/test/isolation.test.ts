@@ -137,7 +137,7 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
   const workspace = (id: string) => join(t!.env.OAH_DATA_DIR!, ".openharness", "workspaces", id);
 
   it("a step sees nothing of its host (environment, store, other workspaces) and writes only its workspace", async () => {
-    // A data directory outside /tmp, which the sandbox replaces anyway, as a host's would be.
+    // A data directory outside /tmp, which the jail replaces anyway, as a host's would be.
     const dataDir = createTempDir("oah-isolation-", OUTSIDE_TMP);
     cleanups.push(dataDir.remove);
     t = await startApi("sqlite", {
@@ -203,7 +203,7 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
     expect(ended).toMatchObject({ status: "failed", errorCode: "workspace_invalid" });
     expect(ended.errorMessage).toMatch(/leads to \/etc, which is not a directory under the workspace root/);
     expect(existsSync("/etc/planted-by-oah")).toBe(false);
-    // And from inside a sandbox, the workspace root cannot be reached to plant one.
+    // And from inside a jail, the workspace root cannot be reached to plant one.
     const planter = (
       await t.oah.submit("planter", {
         input: { steps: [{ type: "shell", command: "ln -s /etc ../etcws2; echo done", allowFailure: true }] },
@@ -431,14 +431,14 @@ describe("OAH_SHELL=off", () => {
   });
 });
 
-describe("a host where the sandbox cannot be made", () => {
+describe("a host where the step jail cannot be made", () => {
   const cleanups: (() => unknown)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
   /** An embedded oah-api on a machine without bubblewrap (or with one that fails as `bwrap` says). */
-  async function withoutSandbox(env: Record<string, string> = {}, bwrap?: string): Promise<ApiUnderTest> {
+  async function withoutJail(env: Record<string, string> = {}, bwrap?: string): Promise<ApiUnderTest> {
     const path = pathWithout(["bwrap"]);
     cleanups.push(path.remove);
     if (bwrap) writeFileSync(join(path.path, "bwrap"), bwrap, { mode: 0o755 });
@@ -448,7 +448,7 @@ describe("a host where the sandbox cannot be made", () => {
   }
 
   it("the embedded default starts without bubblewrap, says why once, and refuses only runs with commands (400 commands_unavailable)", async () => {
-    const t = await withoutSandbox({ OAH_STEP_NETWORK: "off" });
+    const t = await withoutJail({ OAH_STEP_NETWORK: "off" });
     const said = t.api.output();
     expect(said).toMatch(
       /oah-api: commands of runs are unavailable on this host: bubblewrap is not installed \(bwrap not found on PATH\)\. To fix: apt-get install -y bubblewrap\. Runs without commands work/,
@@ -475,7 +475,7 @@ describe("a host where the sandbox cannot be made", () => {
   });
 
   it("names the cause when bubblewrap is there but may not make namespaces", async () => {
-    const t = await withoutSandbox(
+    const t = await withoutJail(
       {},
       "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
     );
@@ -493,7 +493,7 @@ describe("a host where the sandbox cannot be made", () => {
     expect(ended.errorMessage).toMatch(/bubblewrap is not installed/);
   });
 
-  it("refuses to start where the configuration asks for commands it cannot run: command hooks, an unknown sandbox user", async () => {
+  it("refuses to start where the configuration asks for commands it cannot run: command hooks, an unknown jail user", async () => {
     const path = pathWithout(["bwrap"]);
     cleanups.push(path.remove);
     const dir = createTempDir();

@@ -111,7 +111,7 @@ describe("the network of a step", () => {
     return { shell, agent };
   }
 
-  it("from this host itself every target answers: what a step cannot reach, the sandbox refuses", async () => {
+  it("from this host itself every target answers: what a step cannot reach, the jail refuses", async () => {
     const api = await restartWith("on");
     const reached = parseReachability(
       execFileSync("bash", ["-c", reachabilityProbe(targets(api))], { encoding: "utf8" }),

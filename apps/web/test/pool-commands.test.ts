@@ -8,7 +8,7 @@ describe("the hosts the commands banner names", () => {
   it.each([
     ["none when every host runs commands", [snapshot(), snapshot({ hostId: "host-b" })], []],
     [
-      "a host without a sandbox, with why",
+      "a host without a step jail, with why",
       [
         snapshot(),
         snapshot({

@@ -1,32 +1,15 @@
 import { type AuditFigures, findJsonProblem } from "@oah/contract";
 import { type Ability, type Actor, type AuditAction, may, OahError } from "@oah/core";
-import type {
-  AuditService,
-  BulkService,
-  FleetService,
-  JamService,
-  RunService,
-  SessionInspector,
-  StreamService,
-} from "@oah/engine";
+import type { EngineServices } from "@oah/engine";
 import { initTRPC } from "@trpc/server";
 import { auditedCall, boundedMessage } from "./audited-call";
 import { toApiError, toTrpcError } from "./errors";
 
-/** How often an idle event stream gets a keep-alive comment (SPEC §12: 15 s). */
+/** How often an idle event stream gets a keep-alive comment (docs/spec.md §12: 15 s). */
 export const STREAM_KEEPALIVE_MS = 15_000;
 
-export interface ApiContext {
-  service: RunService;
-  fleet: FleetService;
-  streams: StreamService;
-  audit: AuditService;
-  bulk: BulkService;
-  sessions: SessionInspector;
-  jams: JamService;
-  /** Who calls: its token's name and role (docs/spec.md §13). */
-  actor: Actor;
-}
+/** What a procedure is given: the engine's services, and who calls (its token's name and role, docs/spec.md §13). */
+export type ApiContext = EngineServices & { actor: Actor };
 
 /**
  * What every procedure declares: the ability its caller needs ("anyone": any caller the API

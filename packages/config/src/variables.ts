@@ -13,9 +13,9 @@ import { z } from "zod";
 import { section } from "./declare";
 
 /**
- * How a host runs the commands of runs: `on`, in a sandbox (refusing to start where none can be
+ * How a host runs the commands of runs: `on`, in a step jail (refusing to start where none can be
  * made, but for oah-api with its workers); `off`, refused at submission and never executed
- * (configured OAH_HOOKS commands still run, sandboxed); `unsafe-host`, unconfined, as the host's
+ * (configured OAH_HOOKS commands still run, jailed); `unsafe-host`, unconfined, as the host's
  * own user, for a developer's machine only.
  */
 export const SHELL_MODES = ["on", "off", "unsafe-host"] as const;
@@ -144,7 +144,7 @@ const store = section("Store and Redis");
 const runs = section("Runs, recovery and drain");
 const pool = section("Workers and scheduling");
 const models = section("Models and hooks");
-const commands = section("Commands of runs and their sandbox");
+const commands = section("Commands of runs and their jail");
 
 /**
  * Every variable of oah-api and oah-sandbox, placed where it lands in the configuration
@@ -413,14 +413,14 @@ export const OAH_VARIABLES = {
   shell: commands("OAH_SHELL", z.enum(SHELL_MODES), {
     default: "on",
     description:
-      "commands of runs (shell steps, hook steps, the agent's shell tool): `on`, in the sandbox; `off`, refused at submission with 400 `shell_disabled`; `unsafe-host`, unconfined on the host ([security.md](security.md#the-ways-out))",
+      "commands of runs (shell steps, hook steps, the agent's shell tool): `on`, in the step jail (bubblewrap); `off`, refused at submission with 400 `shell_disabled`; `unsafe-host`, unconfined on the host ([security.md](security.md#the-ways-out))",
   }),
   workspaceRoot: commands("OAH_WORKSPACE_ROOT", text, {
     shownDefault: "`$OAH_DATA_DIR/.openharness/workspaces`",
     description:
-      "where commands run, a directory per workspace, made when a command first runs there and owned by the sandbox user",
+      "where commands run, a directory per workspace, made when a command first runs there and owned by the jail's user",
   }),
-  sandbox: {
+  jail: {
     user: commands(
       "OAH_SANDBOX_USER",
       z
@@ -435,7 +435,7 @@ export const OAH_VARIABLES = {
     workspaceMaxBytes: commands("OAH_WORKSPACE_MAX_BYTES", int(16_777_216), {
       shownDefault: "— (unbounded)",
       description:
-        "the size of each workspace: a file system of its own, loop-mounted at its directory, so that a step cannot write more there (needs root; [security.md](security.md#what-the-sandbox-confines)); unset, a workspace may fill the disk",
+        "the size of each workspace: a file system of its own, loop-mounted at its directory, so that a step cannot write more there (needs root; [security.md](security.md#what-the-step-jail-confines)); unset, a workspace may fill the disk",
     }),
     network: commands("OAH_STEP_NETWORK", z.enum(STEP_NETWORK_MODES), {
       default: "on",
@@ -445,7 +445,7 @@ export const OAH_VARIABLES = {
     limits: {
       maxProcs: commands("OAH_STEP_MAX_PROCS", int(8, 1_000_000), {
         default: 256,
-        description: "processes and threads of one command's sandbox at once",
+        description: "processes and threads of one command's jail at once",
       }),
       maxFileBytes: commands("OAH_STEP_MAX_FILE_BYTES", int(65_536), {
         default: 1_073_741_824,
@@ -459,7 +459,7 @@ export const OAH_VARIABLES = {
       memoryBytes: commands("OAH_STEP_MEMORY_BYTES", int(16_777_216), {
         default: 2_147_483_648,
         description:
-          "data (heap, private writable memory) of each process of a command; and, where the host can make a cgroup per sandbox (root, a memory controller), the memory of the whole sandbox, its `/tmp` and `/dev/shm` included ([security.md](security.md#what-the-sandbox-confines))",
+          "data (heap, private writable memory) of each process of a command; and, where the host can make a cgroup per jail (root, a memory controller), the memory of the whole jail, its `/tmp` and `/dev/shm` included ([security.md](security.md#what-the-step-jail-confines))",
       }),
       maxOutputBytes: commands("OAH_STEP_MAX_OUTPUT_BYTES", int(1_048_576), {
         default: 104_857_600,

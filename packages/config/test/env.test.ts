@@ -24,7 +24,7 @@ describe("loadConfig", () => {
       streamCaps: { total: 1_000, perAddress: 250, perCaller: 100 },
       dataDir: "/srv/oah",
       shell: "on",
-      sandbox: {
+      jail: {
         user: "nobody",
         network: "on",
         limits: {
@@ -70,19 +70,19 @@ describe("loadConfig", () => {
       },
     ],
     [
-      "a sandbox without network, as another user, with other limits",
+      "a jail without network, as another user, with other limits",
       {
         OAH_STEP_NETWORK: "off",
         OAH_SANDBOX_USER: "oah-steps",
         OAH_STEP_MAX_PROCS: "64",
         OAH_STEP_MEMORY_BYTES: "536870912",
       },
-      { sandbox: { user: "oah-steps", network: "off", limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
+      { jail: { user: "oah-steps", network: "off", limits: { maxProcs: 64, memoryBytes: 536_870_912 } } },
     ],
     [
       "a workspace quota",
       { OAH_WORKSPACE_MAX_BYTES: "10737418240" },
-      { sandbox: { workspaceMaxBytes: 10_737_418_240 } },
+      { jail: { workspaceMaxBytes: 10_737_418_240 } },
     ],
     [
       "workspace weights and caps",
@@ -192,7 +192,7 @@ describe("loadConfig", () => {
       { OAH_REDIS_URL: "redis://x", OAH_REDIS_CLUSTER_NODES: "a:1" },
       /OAH_REDIS_URL and OAH_REDIS_CLUSTER_NODES name two Redis/,
     ],
-    ["a sandbox user with a slash", { OAH_SANDBOX_USER: "../root" }, /OAH_SANDBOX_USER/],
+    ["a jail user with a slash", { OAH_SANDBOX_USER: "../root" }, /OAH_SANDBOX_USER/],
     ["a process limit too small to start a shell", { OAH_STEP_MAX_PROCS: "2" }, /OAH_STEP_MAX_PROCS/],
     [
       "a workspace quota too small for a file system",

@@ -5,7 +5,7 @@ const toolName = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: "a tool name is 1-64 characters of A-Z a-z 0-9 _ -" });
 
-/** A tool the client answers: the run waits in `waiting_tool` for its result (SPEC §6). */
+/** A tool the client answers: the run waits in `waiting_tool` for its result (docs/spec.md §6). */
 export const clientToolSchema = z.strictObject({
   name: toolName.refine((name) => name !== "shell", { error: '"shell" is the built-in shell tool' }),
   description: z.string().max(4096).optional(),

@@ -25,7 +25,7 @@ export interface WorkerLease {
   expiresAt: number;
   /** How often the lease is renewed; a lease not seen for two of these is late. */
   intervalMs: number;
-  /** The state its order put the worker's host in (SPEC §8). */
+  /** The state its order put the worker's host in (docs/spec.md §8). */
   hostState: HostState;
   /** The host process's figures, the same on each of its leases. */
   cpuPercent: number;
@@ -39,7 +39,7 @@ export interface SlotSnapshot {
   runId: string | null;
 }
 
-/** One sizing decision of a host's pool (SPEC §8). */
+/** One sizing decision of a host's pool (docs/spec.md §8). */
 export interface PoolDecision {
   at: number;
   reason: RebalanceReason;
@@ -65,13 +65,13 @@ export interface PoolSample {
   queueWaitP95Ms: number | null;
 }
 
-/** The health snapshot of one host's pool (SPEC §8). */
+/** The health snapshot of one host's pool (docs/spec.md §8). */
 export interface PoolSnapshot {
   hostId: string;
   processKind: ProcessKind;
-  /** Active, or under an order: cordoned, draining, drained (SPEC §8). */
+  /** Active, or under an order: cordoned, draining, drained (docs/spec.md §8). */
   state: HostState;
-  /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no sandbox here). */
+  /** Whether the host runs commands of runs, and if not why (OAH_SHELL=off, or no step jail here). */
   commands: CommandsAvailability;
   at: number;
   /** How often the snapshot is renewed; one not renewed for two of these is late. */
@@ -123,7 +123,7 @@ export interface FleetSample {
   busySlots: number;
 }
 
-/** What the leading controller publishes (SPEC §8), beside the hosts' pools. */
+/** What the leading controller publishes (docs/spec.md §8), beside the hosts' pools. */
 export interface ControllerReport {
   leaderId: string;
   at: number;
@@ -191,7 +191,7 @@ export interface RolloutStep {
   state: "waiting" | "starting" | "draining" | "replaced" | "failed";
 }
 
-/** A rolling restart of the fleet (SPEC §8): asked through the API, carried out by the leading controller. */
+/** A rolling restart of the fleet (docs/spec.md §8): asked through the API, carried out by the leading controller. */
 export interface Rollout {
   rolloutId: string;
   state: RolloutState;

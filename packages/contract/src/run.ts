@@ -10,7 +10,7 @@ import type {
 } from "@oah/core";
 import type { ExecutorName } from "./inputs";
 
-/** A run as the API returns it (SPEC §4). Times are ISO-8601 strings. */
+/** A run as the API returns it (docs/spec.md §4). Times are ISO-8601 strings. */
 export interface Run {
   id: string;
   sessionId: string;

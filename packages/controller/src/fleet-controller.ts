@@ -45,7 +45,7 @@ export interface FleetControllerOptions {
   logger: Logger;
 }
 
-/** What /snapshot answers (SPEC §12). */
+/** What /snapshot answers (docs/spec.md §12). */
 export interface ControllerSnapshot {
   leader: boolean;
   leaderId: string | null;
@@ -58,7 +58,7 @@ export interface ControllerSnapshot {
 const HOUR_MS = 3_600_000;
 
 /**
- * One controller of the fleet (SPEC §8): on each tick it takes or renews the leader
+ * One controller of the fleet (docs/spec.md §8): on each tick it takes or renews the leader
  * lease; the leader then reads the fleet, decides its size with the pure policy, moves its
  * rolling restart on, has the scale target follow, and publishes its report. A standby only
  * keeps trying the lease. Every write and scale call of the leader is fenced by its lease.

@@ -35,7 +35,7 @@ export function fleetHostOf({ snapshot }: PoolReport, order: HostOrder | null, n
 }
 
 /**
- * What the leader weighs each tick (SPEC §8): the global pressure, the sandboxes' workers
+ * What the leader weighs each tick (docs/spec.md §8): the global pressure, the sandboxes' workers
  * from the registry (healthy, claiming), and each sandbox from the pools' board. Embedded
  * pools (an oah-api with workers) are not the controller's to size, and are left out.
  *

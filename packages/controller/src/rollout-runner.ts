@@ -20,7 +20,7 @@ export interface RolloutRunnerOptions {
 }
 
 /**
- * A rolling restart, one sandbox at a time (SPEC §8), moved on by the leader's ticks
+ * A rolling restart, one sandbox at a time (docs/spec.md §8), moved on by the leader's ticks
  * so that it survives a change of leader: for each sandbox of the fleet as it was when the
  * rollout started, one more sandbox is asked for (a surge of 1) until a new one serves; the
  * old one is then drained (its runs finish, or go to recovery after the drain timeout) and

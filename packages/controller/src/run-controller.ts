@@ -89,7 +89,7 @@ async function connect(base: OahConfig): Promise<{ redis: RedisClient; db: pg.Po
 }
 
 /**
- * oah-controller (SPEC §8): one of any number of controllers, of which one leads through
+ * oah-controller (docs/spec.md §8): one of any number of controllers, of which one leads through
  * the lease in Redis. It serves /healthz, /readyz (ready as leader or standby, while it reaches
  * Redis), /snapshot and /metrics; on SIGTERM or SIGINT it gives up the lease and exits 0.
  */

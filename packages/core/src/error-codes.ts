@@ -1,4 +1,4 @@
-/** Why a run failed or ended (SPEC §4). Stored in `runs.error_code`. */
+/** Why a run failed or ended (docs/spec.md §4). Stored in `runs.error_code`. */
 export const RUN_ERROR_CODES = [
   "worker_recovery_failed",
   "run_timed_out",
@@ -11,14 +11,14 @@ export const RUN_ERROR_CODES = [
   "invalid_run_transition",
   // A command-running step on a host that runs none (OAH_SHELL=off).
   "shell_disabled",
-  // A command-running step on a host that cannot make the commands' sandbox (the message says why).
+  // A command-running step on a host that cannot make the commands' jail (the message says why).
   "commands_unavailable",
   // The run's workspace does not resolve to a directory under OAH_WORKSPACE_ROOT.
   "workspace_invalid",
 ] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 
-/** Codes of refused operator requeues (SPEC §7, §12). */
+/** Codes of refused operator requeues (docs/spec.md §7, §12). */
 export const REQUEUE_ERROR_CODES = [
   "run_requeue_invalid_status",
   "run_requeue_not_supported",

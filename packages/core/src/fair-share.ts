@@ -1,5 +1,5 @@
 /**
- * Fair shares of the workers between workspaces (SPEC §5), by stride scheduling:
+ * Fair shares of the workers between workspaces (docs/spec.md §5), by stride scheduling:
  * each workspace has a pass; a claim goes to the claimable workspace of least pass
  * (ties: the smaller workspace id, byte order), whose pass then moves one stride,
  * 1 / weight, further. So over any stretch where they all wait, workspaces get claims

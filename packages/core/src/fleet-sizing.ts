@@ -1,5 +1,5 @@
 /**
- * Fleet sizing (the controller's policy, SPEC §8): how many sandboxes the fleet wants,
+ * Fleet sizing (the controller's policy, docs/spec.md §8): how many sandboxes the fleet wants,
  * from the global pressure, with the pool's hysteresis and the blockers of a scale-down.
  * Pure: the controller owns the clock, the registry and the scale target.
  */
@@ -15,7 +15,7 @@ import {
   type WeighedPressure,
 } from "./pool-sizing";
 
-/** Where the controller scales the sandboxes (OAH_CONTROLLER_TARGET, SPEC §8). */
+/** Where the controller scales the sandboxes (OAH_CONTROLLER_TARGET, docs/spec.md §8). */
 export const CONTROLLER_TARGETS = ["process", "kubernetes", "none"] as const;
 export type ControllerTarget = (typeof CONTROLLER_TARGETS)[number];
 
@@ -85,7 +85,7 @@ const clamp = (value: number, lo: number, hi: number): number => Math.min(hi, Ma
 
 /**
  * The sandboxes the global pressure asks for: the workers the pool's policy wants for the
- * whole fleet (the same pressures as one host's pool, SPEC §8), in sandboxes of
+ * whole fleet (the same pressures as one host's pool, docs/spec.md §8), in sandboxes of
  * `slotsPerSandbox`, within the replica bounds.
  */
 export function suggestFleetSize(

@@ -1,5 +1,5 @@
 /**
- * The states of a worker host under the operators' and the controller's orders (SPEC §8):
+ * The states of a worker host under the operators' and the controller's orders (docs/spec.md §8):
  * `active` claims; `cordoned` claims nothing new and lets its runs finish; `draining` is
  * cordoned with a deadline, after which the runs left are handed to recovery; `drained` has
  * nothing left in hand.

@@ -1,5 +1,5 @@
 /**
- * Worker pool sizing (SPEC §8): the pure policy. Signals and the clock are inputs, so the
+ * Worker pool sizing (docs/spec.md §8): the pure policy. Signals and the clock are inputs, so the
  * host owns timers, I/O and the registry; this file only decides.
  */
 import type { QueuePressure } from "./queue-pressure";
@@ -28,7 +28,7 @@ export interface PoolGlobalSignals {
   remoteBusyWorkers: number;
 }
 
-/** The figures of the queue's pressure read (SPEC §5) that the pool's and the fleet's policies weigh. */
+/** The figures of the queue's pressure read (docs/spec.md §5) that the pool's and the fleet's policies weigh. */
 export type WeighedPressure = Pick<
   QueuePressure,
   "readySessionCount" | "subagentReadySessionCount" | "oldestSchedulableReadyAgeMs"
@@ -232,7 +232,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return keysA.length === keysB.length && keysA.every((key) => deepEqual(recordA[key], recordB[key]));
 }
 
-/** How many distinct decisions a pool or the controller keeps (SPEC §8). */
+/** How many distinct decisions a pool or the controller keeps (docs/spec.md §8). */
 export const MAX_DECISIONS = 50;
 
 /**
@@ -253,7 +253,7 @@ export function keepDecision<T extends { at: number }>(
 }
 
 /**
- * Two decision records are the same decision when they differ only in `at` (SPEC §8): the
+ * Two decision records are the same decision when they differ only in `at` (docs/spec.md §8): the
  * decision log keeps distinct decisions, not one entry per tick.
  */
 export function sameDecision<T extends { at: number }>(a: T, b: T): boolean {

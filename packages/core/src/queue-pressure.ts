@@ -1,4 +1,4 @@
-/** The queue's figures a pool sizes itself by (SPEC §5, §8), read in one round trip. */
+/** The queue's figures a pool sizes itself by (docs/spec.md §5, §8), read in one round trip. */
 export interface QueuePressure {
   readyQueueDepth: number;
   uniqueReadySessionCount: number;

@@ -84,7 +84,7 @@ export type RecoveryDecision =
 export type StaleRunAction = RecoveryDecision | { action: "cancel" } | { action: "wait" };
 
 /**
- * What recovery does with one stale active run (SPEC §7 and §13). Nothing while the
+ * What recovery does with one stale active run (docs/spec.md §7 and §13). Nothing while the
  * execution may still be alive: a run is never executed twice at once, side effects
  * included. A requested cancel is honoured, never lost to a requeue. `fail` is
  * fail-closed by design (state `failed`); a requeue strategy that cannot requeue
@@ -159,7 +159,7 @@ export interface ManualRequeueFacts {
 }
 
 /**
- * Whether an operator may requeue a run (SPEC §7): failed or timed-out runs that
+ * Whether an operator may requeue a run (docs/spec.md §7): failed or timed-out runs that
  * recovery manages, since only for those is a second execution known to be what
  * the first one should have been. A run someone asked to cancel (cancelled, or
  * ended otherwise before the cancel reached it) starts again only when the

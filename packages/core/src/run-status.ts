@@ -29,7 +29,7 @@ export function isActive(status: RunStatus): status is ActiveStatus {
 }
 
 /**
- * Transitions an execution may make (SPEC §4). A status never moves to itself:
+ * Transitions an execution may make (docs/spec.md §4). A status never moves to itself:
  * running → running would mean a second execution of the same run.
  */
 const EXECUTION_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
@@ -43,7 +43,7 @@ const EXECUTION_TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
 };
 
 /**
- * The only ways back to `queued` (SPEC §7): automatic recovery of a stale active
+ * The only ways back to `queued` (docs/spec.md §7): automatic recovery of a stale active
  * run, and an operator's manual requeue of a failed or timed-out run, or of a
  * cancelled one when asked explicitly (`includeCancelled`).
  */

@@ -9,7 +9,7 @@ export interface StatusWrite {
 }
 
 /**
- * Every status write the stores make (SPEC §4, §7). Each store's statement for a write
+ * Every status write the stores make (docs/spec.md §4, §7). Each store's statement for a write
  * takes its `from` statuses from here, so that what a write may do is the transition
  * table's, checked by a test: every pair of a write is allowed, and every allowed pair
  * but {@link UNWRITTEN_TRANSITIONS} is made by some write.
@@ -36,7 +36,7 @@ export const STATUS_WRITES = {
 export type StatusWriteName = keyof typeof STATUS_WRITES;
 
 /**
- * Allowed by SPEC §4 and made by no write: a queued run never fails before it starts
+ * Allowed by docs/spec.md §4 and made by no write: a queued run never fails before it starts
  * (a run that cannot execute fails once started, with its reason recorded on it).
  */
 export const UNWRITTEN_TRANSITIONS: readonly (readonly [RunStatus, RunStatus])[] = [["queued", "failed"]];

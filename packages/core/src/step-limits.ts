@@ -1,8 +1,8 @@
-/** Resource limits of one command's sandbox (OAH_STEP_*). */
+/** Resource limits of one command's jail (OAH_STEP_*). */
 export interface StepLimits {
-  /** Processes and threads of the whole sandbox at once. */
+  /** Processes and threads of the whole jail at once. */
   maxProcs: number;
-  /** The largest file a process may write; also the size of the sandbox's own /tmp. */
+  /** The largest file a process may write; also the size of the jail's own /tmp. */
   maxFileBytes: number;
   /** CPU time of each process. */
   cpuSeconds: number;
@@ -13,7 +13,7 @@ export interface StepLimits {
 }
 
 /**
- * What network a command's sandbox has (OAH_STEP_NETWORK): `on`, egress through a user-mode
+ * What network a command's jail has (OAH_STEP_NETWORK): `on`, egress through a user-mode
  * network stack in a network namespace of its own, never the host's loopback nor oah's own
  * services; `off`, none at all (a loopback of its own); `host`, the host's own network, loopback
  * included (the old behaviour, for a machine of one's own).

@@ -25,7 +25,7 @@ const quarantine = (reason: Extract<RecoveryDecision, { action: "fail" }>["reaso
 const cancel: StaleRunAction = { action: "cancel" };
 const wait: StaleRunAction = { action: "wait" };
 
-// strategy, status, recoveryAttempts so far, environment, decision (SPEC §7 and §13, max attempts 3)
+// strategy, status, recoveryAttempts so far, environment, decision (docs/spec.md §7 and §13, max attempts 3)
 const TABLE: Row[] = [
   ["fail", "running", 0, {}, failClosed],
   ["fail", "waiting_tool", 0, {}, failClosed],

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { canTransition, RUN_STATUSES, type RunStatus } from "../src";
 
-// Every pair of statuses and whether an execution may move between them (SPEC §4).
+// Every pair of statuses and whether an execution may move between them (docs/spec.md §4).
 const EXECUTION: [RunStatus, RunStatus[]][] = [
   ["queued", ["running", "cancelled", "failed"]],
   ["running", ["waiting_tool", "completed", "failed", "cancelled", "timed_out"]],

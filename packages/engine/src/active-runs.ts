@@ -8,8 +8,6 @@ export interface ActiveRun {
   /** The workspace its session lock counts in (the queue's fair share). */
   workspaceId: string;
   controller: AbortController;
-  /** Set while the run waits for a tool result: called when one may have arrived. */
-  toolResultArrived?: () => void;
 }
 
 /** The executions running on this host: what heartbeats cover and what cancels reach. */
@@ -30,15 +28,6 @@ export class ActiveRuns {
 
   get size(): number {
     return this.runs.size;
-  }
-
-  /** Tells a run waiting for a tool result here that one may have arrived. */
-  notifyToolResult(runId: string): void {
-    this.runs.get(runId)?.toolResultArrived?.();
-  }
-
-  get(runId: string): ActiveRun | undefined {
-    return this.runs.get(runId);
   }
 
   /** Aborts the run if it executes here; the first reason given is the one that counts. */

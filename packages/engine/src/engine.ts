@@ -41,6 +41,7 @@ import { Settling } from "./settling";
 import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
 import { StreamHub } from "./streams/stream-hub";
+import { HeldWaits } from "./tool-wait";
 
 export interface EngineOptions {
   hostId: string;
@@ -64,7 +65,7 @@ export interface EngineOptions {
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
-  /** Whether this deployment runs commands (OAH_SHELL, and the sandbox this host could make). */
+  /** Whether this deployment runs commands (OAH_SHELL, and the jail this host could make). */
   commands: CommandsAvailability;
   /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
   leases: HostLeases;
@@ -96,11 +97,8 @@ const NO_HOOK_COMMANDS = new NoCommands({
   reason: "no hooks are configured",
 });
 
-/** The engine of one process: the host's life, and what the API asks of it (runs, and the fleet). */
-export interface RunEngine {
-  /** Whether this deployment runs commands, and why not (readiness, metrics, the pool snapshot). */
-  commands: CommandsAvailability;
-  lifecycle: HostLifecycle;
+/** What the API asks of the engine (docs/spec.md §12): the services its procedures call. */
+export interface EngineServices {
   service: RunService;
   fleet: FleetService;
   streams: StreamService;
@@ -109,6 +107,13 @@ export interface RunEngine {
   /** The session inspector and the cancel of a session's queued runs. */
   sessions: SessionInspector;
   jams: JamService;
+}
+
+/** The engine of one process: the host's life, and the services the API calls. */
+export interface RunEngine extends EngineServices {
+  /** Whether this deployment runs commands, and why not (readiness, metrics, the pool snapshot). */
+  commands: CommandsAvailability;
+  lifecycle: HostLifecycle;
 }
 
 /**
@@ -126,6 +131,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     queue,
     executors: options.executors,
     active: new ActiveRuns(),
+    heldWaits: new HeldWaits(),
     logger,
     observers,
     events,

@@ -5,7 +5,7 @@ import { PeriodicTask } from "./periodic-task";
 /** What the heartbeat uses of its host: the runs in hand, where it writes, and its lease. */
 export type HeartbeatHost = Pick<
   HostContext,
-  "hostId" | "queue" | "active" | "logger" | "leases" | "leaseTtlMs" | "liveness"
+  "hostId" | "queue" | "active" | "heldWaits" | "logger" | "leases" | "leaseTtlMs" | "liveness"
 > & { store: Pick<ExecutionStore, "heartbeat"> };
 
 /**
@@ -35,7 +35,7 @@ export class Heartbeat {
   }
 
   async tick(): Promise<void> {
-    const { store, queue, active, logger } = this.host;
+    const { store, queue, active, heldWaits, logger } = this.host;
     // A host that could not prove its liveness in time has lost its runs' steps: it stops them first.
     this.host.liveness?.check();
     const runs = active.list();
@@ -45,7 +45,7 @@ export class Heartbeat {
       const result = await store.heartbeat(runs.map((r) => r.claim));
       for (const runId of result.fenced) active.abort(runId, { kind: "fenced" });
       for (const runId of result.cancelRequested) active.abort(runId, { kind: "cancel" });
-      for (const runId of result.toolResultReady) active.notifyToolResult(runId);
+      for (const runId of result.toolResultReady) heldWaits.wake(runId);
     } catch (error) {
       logger.warn({ err: error, runs: runs.length }, "heartbeat write failed");
     }

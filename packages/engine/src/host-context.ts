@@ -10,6 +10,7 @@ import type { Logger } from "./logger";
 import type { EngineObservers } from "./observers";
 import type { Settling } from "./settling";
 import type { EventBus } from "./streams/event-bus";
+import type { HeldWaits } from "./tool-wait";
 
 /**
  * Everything the parts of one host share, built once by createEngine. No part takes
@@ -22,6 +23,8 @@ export interface HostContext {
   queue: SessionQueue;
   executors: ReadonlyMap<string, Executor>;
   active: ActiveRuns;
+  /** The executions that hold their wait for a tool result here (OAH_WAIT_MODE=hold). */
+  heldWaits: HeldWaits;
   logger: Logger;
   observers: EngineObservers;
   /** Where executions publish their live events (a model's text as it is written). */

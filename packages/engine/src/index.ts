@@ -12,20 +12,20 @@ export { NoCommands, refusalOf } from "./commands/command-runner";
 export { HostCommands } from "./commands/host-commands";
 export { boundSocketPaths } from "./commands/host-sockets";
 export {
+  JAIL_FILES,
+  JAIL_WORKSPACE,
+  type JailPlan,
+  jailArgv,
   outermost,
-  SANDBOX_FILES,
-  SANDBOX_WORKSPACE,
-  type SandboxPlan,
-  sandboxArgv,
-} from "./commands/sandbox-argv";
-export { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./commands/sandbox-diagnosis";
+} from "./commands/jail-argv";
+export { diagnoseJail, type JailDiagnosis, type JailFacts } from "./commands/jail-diagnosis";
 export {
   findExecutable,
-  SandboxedCommands,
-  type SandboxSettings,
-  SandboxUnavailable,
-  sandboxFacts,
-} from "./commands/sandboxed-commands";
+  JailedCommands,
+  type JailSettings,
+  JailUnavailable,
+  jailFacts,
+} from "./commands/jailed-commands";
 export {
   type CgroupHome,
   type CgroupMounts,
@@ -44,7 +44,7 @@ export { localMaintenanceLock, type MaintenanceLock } from "./coordination/maint
 export type { PoolBoard } from "./coordination/pool-board";
 export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./coordination/run-signal-bus";
 export { isHealthyLease, type WorkerRegistry } from "./coordination/worker-registry";
-export { createEngine, type EngineOptions, type RunEngine } from "./engine";
+export { createEngine, type EngineOptions, type EngineServices, type RunEngine } from "./engine";
 export { AgentExecutor, type AgentExecutorOptions, type AgentOutput } from "./executors/agent/agent-executor";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";

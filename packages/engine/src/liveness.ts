@@ -3,7 +3,7 @@
  * hosts see it alive. Its lease lapses one session lock TTL after its last renewal,
  * and from then on another host may recover its runs; by then every step it runs
  * must be gone. So the window is shorter than the lease: `windowMs` after the last
- * renewal the step watchdog kills the host's step sandboxes (even while this process
+ * renewal the step watchdog kills the host's step jails (even while this process
  * is frozen), and the host aborts its runs, writing nothing more, as soon as it finds
  * the window passed (a host cut off from Redis, or one that was frozen and woke up).
  */

@@ -19,36 +19,36 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandRunner,
   HostCommands,
+  type JailedCommands,
+  JailUnavailable,
   Liveness,
   RunFailure,
-  type SandboxedCommands,
-  SandboxUnavailable,
 } from "../src";
-import { BOUNDS, cgroupsLeft, createTestRoot, LIMITS, openSandbox, run, type TestRoot } from "./support";
+import { BOUNDS, cgroupsLeft, createTestRoot, LIMITS, openJail, run, type TestRoot } from "./support";
 
 let t: TestRoot;
-let sandbox: SandboxedCommands;
+let jail: JailedCommands;
 let host: HostCommands;
 
 beforeAll(async () => {
   t = await createTestRoot();
-  sandbox = await openSandbox(t);
+  jail = await openJail(t);
   host = new HostCommands(t.root, BOUNDS);
 });
 afterAll(() => t?.remove());
 
 const runners = (): [string, CommandRunner][] => [
-  ["the sandbox", sandbox],
+  ["the jail", jail],
   ["the host (unsafe-host)", host],
 ];
 
-describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (which) => {
+describe.each([0, 1])("what every runner does (%#: the jail, the host)", (which) => {
   const runner = () => runners()[which]![1];
 
   it("runs in the workspace, its home, with only the given environment", async () => {
     process.env.OAH_API_TOKEN_LEAK_CHECK = "leak";
     const r = await run(runner(), t, 'pwd; echo "$HOME"; echo "[$OAH_API_TOKEN_LEAK_CHECK]"; exit 7');
-    // The sandbox shows the workspace at a path of its own; the host runs commands where it is.
+    // The jail shows the workspace at a path of its own; the host runs commands where it is.
     const seen = which === 0 ? "/workspace" : t.workspace("w");
     expect(r).toMatchObject({
       exitCode: 7,
@@ -112,7 +112,7 @@ describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (whi
       'wc -c < "$BIG_FILE"; tail -c 4 "$BIG_FILE"; (echo x > "$BIG_FILE") 2>/dev/null || echo read-only',
       { files: [{ name: "big.json", env: "BIG_FILE", content }] },
     );
-    // In the sandbox it is read-only whoever the user; on the host only by its mode, which root ignores.
+    // In the jail it is read-only whoever the user; on the host only by its mode, which root ignores.
     const readOnly = which === 0 || process.getuid?.() !== 0 ? "read-only\n" : "";
     expect(r).toMatchObject({ exitCode: 0, stdout: `900001\nrrr\n${readOnly}` });
     // The environment could not carry it: a command whose environment is too large does not start.
@@ -128,7 +128,7 @@ describe.each([0, 1])("what every runner does (%#: the sandbox, the host)", (whi
   });
 });
 
-describe("the sandbox", () => {
+describe("the jail", () => {
   // Children that leave the command's process group and session, each way a shell offers.
   const ESCAPES = (m: string) =>
     [
@@ -147,7 +147,7 @@ describe("the sandbox", () => {
   ] as const)("leaves no escaped child alive when %s", async (_when, how, tail, expected) => {
     const marker = uniqueSleep();
     const controller = new AbortController();
-    const pending = run(sandbox, t, `${ESCAPES(marker)}; sleep 0.2; ${tail}`, {
+    const pending = run(jail, t, `${ESCAPES(marker)}; sleep 0.2; ${tail}`, {
       signal: controller.signal,
       ...("timeoutMs" in how ? { timeoutMs: how.timeoutMs } : {}),
     });
@@ -157,15 +157,15 @@ describe("the sandbox", () => {
     expect(sleepers(marker)).toEqual([]);
   });
 
-  it("runs as the sandbox user with no way to gain privileges", async () => {
-    const r = await run(sandbox, t, "id -u; id -g; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status");
+  it("runs as the jail user with no way to gain privileges", async () => {
+    const r = await run(jail, t, "id -u; id -g; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status");
     expect(r.stdout).toBe("65534\n65534\nCapEff:\t0000000000000000\nNoNewPrivs:\t1\n");
-    await run(sandbox, t, "echo mine > owned.txt");
+    await run(jail, t, "echo mine > owned.txt");
     expect(statSync(join(t.workspace("w"), "owned.txt")).uid).toBe(65534);
   });
 
   it("sees neither the host's processes nor its environment", async () => {
-    const r = await run(sandbox, t, `cat /proc/${process.pid}/environ; ls /proc | grep -c '^[0-9]'`);
+    const r = await run(jail, t, `cat /proc/${process.pid}/environ; ls /proc | grep -c '^[0-9]'`);
     expect(r.stderr).toMatch(/No such file or directory/);
     expect(Number(r.stdout.trim())).toBeLessThan(6);
   });
@@ -173,14 +173,14 @@ describe("the sandbox", () => {
   it.each([
     ["a data directory others may pass through", 0o711, OUTSIDE_TMP],
     ["a private data directory (mode 700, as under root's home)", 0o700, OUTSIDE_TMP],
-    // The sandbox makes a /tmp of its own, over the host's: what it hides there must still be hidden.
+    // The jail makes a /tmp of its own, over the host's: what it hides there must still be hidden.
     ["a private data directory under /tmp", 0o700, tmpdir()],
   ])(
     "sees no hidden directory and writes nowhere but its workspace, under %s",
     async (_where, mode, base) => {
       const own = await createTestRoot(mode, base);
       try {
-        const confined = await openSandbox(own);
+        const confined = await openJail(own);
         mkdirSync(own.data, { recursive: true });
         writeFileSync(join(own.data, "history.db"), "secret rows");
         mkdirSync(own.workspace("alice"), { recursive: true });
@@ -220,18 +220,18 @@ describe("the sandbox", () => {
     },
   );
 
-  it("stops a 500-process fork loop at the process limit while another sandbox keeps working", async () => {
+  it("stops a 500-process fork loop at the process limit while another jail keeps working", async () => {
     const marker = uniqueSleep();
-    const bomb = run(sandbox, t, forkLoop(marker, 2), { ws: "bomb" });
-    // The sandbox's own processes (bwrap's init, python) count too.
+    const bomb = run(jail, t, forkLoop(marker, 2), { ws: "bomb" });
+    // The jail's own processes (bwrap's init, python) count too.
     await expect.poll(() => sleepers(marker).length, { timeout: 5_000 }).toBeGreaterThan(LIMITS.maxProcs - 8);
     const neighbour = await run(
-      sandbox,
+      jail,
       t,
       "for i in $(seq 20); do sleep 0.1 & done; wait; echo neighbour-done",
     );
     expect(neighbour).toMatchObject({ exitCode: 0, stdout: "neighbour-done\n" });
-    // It ran while the loop still held as many processes as its sandbox allows, and no more.
+    // It ran while the loop still held as many processes as its jail allows, and no more.
     expect(sleepers(marker).length).toBeGreaterThan(LIMITS.maxProcs - 8);
     expect(sleepers(marker).length).toBeLessThan(LIMITS.maxProcs);
     const r = await bomb;
@@ -246,7 +246,7 @@ describe("the sandbox", () => {
     async (network) => {
       // The machine's own PostgreSQL, whose socket is in /run/postgresql.
       expect(readdirSync("/run/postgresql")).toContain(".s.PGSQL.5432");
-      const confined = await openSandbox(t, { network });
+      const confined = await openJail(t, { network });
       const r = await run(
         confined,
         t,
@@ -261,14 +261,14 @@ describe("the sandbox", () => {
     },
   );
 
-  it("covers every Unix socket the host has bound where the sandbox would show it", async () => {
+  it("covers every Unix socket the host has bound where the jail would show it", async () => {
     const dir = createTempDir("oah-socket-", OUTSIDE_TMP);
     const path = join(dir.path, "service.sock");
     const server = createServer((socket) => socket.end("reached\n"));
     await new Promise<void>((resolve) => server.listen(path, resolve));
     try {
       chmodSync(path, 0o777);
-      // The host's own user (the sandbox user too, outside a sandbox) reaches it.
+      // The host's own user (the jail user too, outside a jail) reaches it.
       const reached = await new Promise<string>((resolve, reject) => {
         const client = createConnection(path);
         client.on("data", (data) => resolve(data.toString()));
@@ -276,7 +276,7 @@ describe("the sandbox", () => {
       });
       expect(reached).toBe("reached\n");
       const connect = `/usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print(s.recv(64).decode(), end='')"`;
-      const r = await run(sandbox, t, `${connect} 2>&1 | tail -1`);
+      const r = await run(jail, t, `${connect} 2>&1 | tail -1`);
       expect(r.stdout).toMatch(/ConnectionRefusedError|Connection refused/);
       expect(r.stdout).not.toContain("reached");
     } finally {
@@ -295,18 +295,18 @@ describe("the sandbox", () => {
       "(echo x > /dev/planted) 2>/dev/null || echo read-only",
       "echo ok > /dev/null && echo devices-work",
     ].join("; ");
-    const r = await run(sandbox, t, fill);
+    const r = await run(jail, t, fill);
     const [written, grew] = r.stdout.split("\n")[0]!.split(" ").map(Number);
     expect(written).toBe(1);
-    // Other tests' sandboxes share this host's memory: half of what was tried is far above the bound.
+    // Other tests' jails share this host's memory: half of what was tried is far above the bound.
     expect(grew).toBeLessThan(32 * 1_048_576);
     expect(r.stdout.split("\n").slice(1)).toEqual(["read-only", "devices-work", ""]);
   });
 
-  it("caps the memory of the sandbox as a whole: four processes of 400 MiB, each within its own limit, do not fit in 1 GiB", async () => {
+  it("caps the memory of the jail as a whole: four processes of 400 MiB, each within its own limit, do not fit in 1 GiB", async () => {
     const hog = `/usr/bin/python3 -c "b = b'x' * (400 * 2**20); import time; time.sleep(3)"`;
     const r = await run(
-      sandbox,
+      jail,
       t,
       `pids=; for i in 1 2 3 4; do ${hog} & pids="$pids $!"; done; n=0; for p in $pids; do wait $p || n=$((n + 1)); done; echo "killed $n"`,
       { timeoutMs: 30_000 },
@@ -316,17 +316,17 @@ describe("the sandbox", () => {
   });
 
   it("caps the size of a file a step writes", async () => {
-    const r = await run(sandbox, t, "head -c 2000000 /dev/zero > big; echo $?; stat -c %s big");
+    const r = await run(jail, t, "head -c 2000000 /dev/zero > big; echo $?; stat -c %s big");
     // head is killed by SIGXFSZ (128 + 25) at the limit.
     expect(r.stdout).toBe(`153\n${LIMITS.maxFileBytes}\n`);
   });
 
   it("kills the steps of a host whose liveness window passed without a renewal, even if it never checks", async () => {
     const liveness = new Liveness(1_500);
-    const watched = await openSandbox(t, { liveness });
+    const watched = await openJail(t, { liveness });
     const kept = uniqueSleep();
     const killed = uniqueSleep();
-    // One sandbox whose host keeps renewing, one whose host stops: both start with 1.5 s of window.
+    // One jail whose host keeps renewing, one whose host stops: both start with 1.5 s of window.
     const renewals = setInterval(() => liveness.renewed(Date.now()), 300);
     const first = run(watched, t, `sleep ${kept}`, { timeoutMs: 20_000 });
     await expect.poll(() => sleepers(kept).length, { timeout: 5_000 }).toBe(1);
@@ -348,10 +348,10 @@ describe("the sandbox", () => {
 
   it.each([
     ["a sandbox user that does not exist", { user: "no-such-user-oah" }, /OAH_SANDBOX_USER no-such-user-oah/],
-    ["root as the sandbox user", { user: "root" }, /must not be root/],
+    ["root as the jail user", { user: "root" }, /must not be root/],
   ] as const)("cannot be opened with %s, and says what to do", async (_name, over, reason) => {
-    const opening = openSandbox(t, over);
-    await expect(opening).rejects.toBeInstanceOf(SandboxUnavailable);
+    const opening = openJail(t, over);
+    await expect(opening).rejects.toBeInstanceOf(JailUnavailable);
     await expect(opening).rejects.toThrow(reason);
     await expect(opening).rejects.toThrow(/OAH_SHELL=off .* OAH_SHELL=unsafe-host/);
   });
@@ -377,7 +377,7 @@ describe("the sandbox", () => {
     const path = process.env.PATH;
     try {
       process.env.PATH = bin;
-      await expect(openSandbox(t)).rejects.toThrow(
+      await expect(openJail(t)).rejects.toThrow(
         /bubblewrap is not installed .*apt-get install -y bubblewrap/,
       );
       writeFileSync(
@@ -385,7 +385,7 @@ describe("the sandbox", () => {
         "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
         { mode: 0o755 },
       );
-      await expect(openSandbox(t)).rejects.toThrow(/No permissions to create new namespace/);
+      await expect(openJail(t)).rejects.toThrow(/No permissions to create new namespace/);
     } finally {
       process.env.PATH = path;
     }

@@ -3,8 +3,8 @@
 import { createServer, type Server } from "node:http";
 import type { Run } from "@oah/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HookRunner, type RunJournal, type SandboxedCommands } from "../src";
-import { createTestRoot, openSandbox, type TestRoot } from "./support";
+import { HookRunner, type JailedCommands, type RunJournal } from "../src";
+import { createTestRoot, openJail, type TestRoot } from "./support";
 
 interface Recorded {
   steps: { kind: string; name: string; status?: string; errorCode?: string; output?: unknown }[];
@@ -31,7 +31,7 @@ function recordingJournal(): { journal: RunJournal; recorded: Recorded } {
 const run = { id: "run_1", sessionId: "s", workspaceId: "w", executor: "script" } as Run;
 let t: TestRoot;
 let dir: string;
-let sandbox: SandboxedCommands;
+let jail: JailedCommands;
 let server: Server;
 let base: string;
 const received: unknown[] = [];
@@ -39,7 +39,7 @@ const received: unknown[] = [];
 beforeAll(async () => {
   t = await createTestRoot();
   dir = t.workspace("w");
-  sandbox = await openSandbox(t);
+  jail = await openJail(t);
   server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => {
@@ -66,7 +66,7 @@ function runner(hooks: ConstructorParameters<typeof HookRunner>[0]["hooks"]) {
   return new HookRunner({
     hooks,
     timeoutMs: 300,
-    commands: sandbox,
+    commands: jail,
     env: () => ({ PATH: process.env.PATH }),
   });
 }

@@ -36,8 +36,10 @@ export interface Execution {
   seq: number;
 }
 
-/** A store, with every start it answered. */
-export type WatchedStore = RunStore & { readonly starts: { runId: string; kind: StartResult["kind"] }[] };
+/** A store, with every start it answered; a test may replace its operations to make faults. */
+export type WatchedStore = { -readonly [K in keyof RunStore]: RunStore[K] } & {
+  readonly starts: { runId: string; kind: StartResult["kind"] }[];
+};
 
 function watched(store: RunStore): WatchedStore {
   const starts: WatchedStore["starts"] = [];

@@ -33,7 +33,7 @@ describe("the cgroup mounts of /proc/self/mountinfo", () => {
   });
 });
 
-describe("which hierarchy caps a sandbox", () => {
+describe("which hierarchy caps a jail", () => {
   const v2 = { v2: "/sys/fs/cgroup", v1: { memory: null, pids: null } };
   const hybrid = {
     v2: "/sys/fs/cgroup/unified",

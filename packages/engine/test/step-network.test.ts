@@ -10,13 +10,13 @@ import {
   startStandInServer,
 } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SandboxedCommands } from "../src";
-import { createTestRoot, openSandbox, run, type TestRoot } from "./support";
+import type { JailedCommands } from "../src";
+import { createTestRoot, openJail, run, type TestRoot } from "./support";
 
 /**
  * What a step reaches over the network, per OAH_STEP_NETWORK: "the internet" is a server in a
  * network namespace of its own, reached through this host's routes; "a service of oah" is
- * another such host, named in the sandbox's refused addresses (as OAH_REDIS_URL's would be);
+ * another such host, named in the jail's refused addresses (as OAH_REDIS_URL's would be);
  * this host's own services listen on its loopback and on all its addresses.
  */
 describe("the step's network", () => {
@@ -24,7 +24,7 @@ describe("the step's network", () => {
   let network: HostNetwork;
   const servers: StandInServer[] = [];
   let targets: Record<string, { host: string; port: number }>;
-  let sandboxes: Record<"on" | "off" | "host", SandboxedCommands>;
+  let jails: Record<"on" | "off" | "host", JailedCommands>;
   let internetHost: string;
   let internetAddress: string;
 
@@ -50,10 +50,10 @@ describe("the step's network", () => {
       "host-via-gateway": { host: "10.0.2.2", port: everywhere!.port },
     };
     const refusedAddresses = [service.address];
-    sandboxes = {
-      on: await openSandbox(t, { network: "on", refusedAddresses }),
-      off: await openSandbox(t, { network: "off", refusedAddresses }),
-      host: await openSandbox(t, { network: "host", refusedAddresses }),
+    jails = {
+      on: await openJail(t, { network: "on", refusedAddresses }),
+      off: await openJail(t, { network: "off", refusedAddresses }),
+      host: await openJail(t, { network: "host", refusedAddresses }),
     };
   }, 60_000);
 
@@ -63,9 +63,9 @@ describe("the step's network", () => {
     t?.remove();
   });
 
-  it("host: the host's own network, loopback included: every target answers, so what the others miss their sandbox refuses", async () => {
-    const reached = parseReachability((await run(sandboxes.host, t, reachabilityProbe(targets))).stdout);
-    // 10.0.2.2 is slirp4netns's gateway: it exists only inside a sandbox with the network on.
+  it("host: the host's own network, loopback included: every target answers, so what the others miss their jail refuses", async () => {
+    const reached = parseReachability((await run(jails.host, t, reachabilityProbe(targets))).stdout);
+    // 10.0.2.2 is slirp4netns's gateway: it exists only inside a jail with the network on.
     expect({ ...reached, "host-via-gateway": "-" }).toEqual({
       internet: "200",
       "oah-service": "200",
@@ -76,7 +76,7 @@ describe("the step's network", () => {
   });
 
   it("on: the internet is reached, this host's own addresses and oah's services are not", async () => {
-    const r = await run(sandboxes.on, t, reachabilityProbe(targets));
+    const r = await run(jails.on, t, reachabilityProbe(targets));
     expect(parseReachability(r.stdout)).toEqual({
       internet: "200",
       "oah-service": "EACCES",
@@ -87,21 +87,21 @@ describe("the step's network", () => {
   });
 
   it("off: nothing is reached", async () => {
-    const r = await run(sandboxes.off, t, reachabilityProbe(targets));
+    const r = await run(jails.off, t, reachabilityProbe(targets));
     const reached = parseReachability(r.stdout);
     expect(Object.keys(reached).sort()).toEqual(Object.keys(targets).sort());
     expect(Object.entries(reached).filter(([, result]) => result === "200")).toEqual([]);
   });
 
   it("on: leaves the host's mounts as they were (ip netns still enters its namespaces)", async () => {
-    await run(sandboxes.on, t, "true");
+    await run(jails.on, t, "true");
     // slirp4netns's own confinement, unconfined, unmounts the host's /run/netns entries.
     expect(await network.tryConnect(internetHost, internetAddress, servers[0]!.port)).toBe("connected");
   });
 
-  it("on: each sandbox has a network of its own, gone with it", async () => {
+  it("on: each jail has a network of its own, gone with it", async () => {
     const netns = "ls -l /proc/self/ns/net | sed 's/.*-> //'; ip -o -4 addr show tap0 | awk '{print $4}'";
-    const [a, b] = await Promise.all([run(sandboxes.on, t, netns), run(sandboxes.on, t, netns)]);
+    const [a, b] = await Promise.all([run(jails.on, t, netns), run(jails.on, t, netns)]);
     const [aNs, aAddress] = a.stdout.trim().split("\n");
     const [bNs, bAddress] = b.stdout.trim().split("\n");
     expect(aNs).toMatch(/^net:\[\d+\]$/);

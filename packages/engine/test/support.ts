@@ -5,9 +5,9 @@ import {
   type CommandRequest,
   type CommandRunner,
   findCgroupHome,
+  JailedCommands,
+  type JailSettings,
   prepareWorkspaceRoot,
-  SandboxedCommands,
-  type SandboxSettings,
   silentLogger,
 } from "../src";
 
@@ -31,7 +31,7 @@ export interface TestRoot {
   dir: string;
   /** The workspace root (real path). */
   root: string;
-  /** A directory the sandbox hides, like the data directory of a host. */
+  /** A directory the jail hides, like the data directory of a host. */
   data: string;
   workspace(id: string): string;
   remove(): void;
@@ -48,8 +48,8 @@ export async function createTestRoot(mode = 0o711, base = OUTSIDE_TMP): Promise<
   return { dir, root, data: join(dir, "data"), workspace: (id) => join(root, id), remove };
 }
 
-export function openSandbox(t: TestRoot, over: Partial<SandboxSettings> = {}): Promise<SandboxedCommands> {
-  return SandboxedCommands.open({
+export function openJail(t: TestRoot, over: Partial<JailSettings> = {}): Promise<JailedCommands> {
+  return JailedCommands.open({
     workspaceRoot: t.root,
     hidden: [t.data],
     user: "nobody",
@@ -83,7 +83,7 @@ export function run(
   });
 }
 
-/** The sandboxes' cgroups this process left behind (each sandbox's is removed once it ended). */
+/** The jails' cgroups this process left behind (each jail's is removed once it ended). */
 export function cgroupsLeft(): string[] {
   const home = findCgroupHome().home;
   const parents = !home

@@ -59,7 +59,7 @@ export interface QueueSurvey {
 
 /**
  * Per-session FIFO queues, a ready set of sessions with waiting runs, and one
- * lock per session (SPEC §5). Implemented in process (`memory/`) and over Redis.
+ * lock per session (docs/spec.md §5). Implemented in process (`memory/`) and over Redis.
  * Sessions wait in the lanes of their head run's workspace, and claims go to the
  * workspaces by their fair share (`FairShare` of @oah/core: weights and caps).
  */

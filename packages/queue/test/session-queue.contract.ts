@@ -136,7 +136,7 @@ async function playFairShare(q: SessionQueue, events: readonly FairShareEvent[])
   return order;
 }
 
-/** The behaviour every SessionQueue backend must have (SPEC §5): one suite, run against each. */
+/** The behaviour every SessionQueue backend must have (docs/spec.md §5): one suite, run against each. */
 export function sessionQueueContract(
   name: string,
   create: (lockTtlMs: number, fairShare?: FairShare) => Promise<QueueHarness>,

@@ -6,25 +6,25 @@ import {
   type CommandRunner,
   findCgroupHome,
   HostCommands,
+  JailedCommands,
+  JailUnavailable,
   type Liveness,
   type Logger,
   NoCommands,
-  SandboxedCommands,
-  SandboxUnavailable,
 } from "@oah/engine";
 import type { HostRole } from "./runtime";
 
 const OUTPUT_LIMIT = 64 * 1024;
 const KILL_GRACE_MS = 2_000;
 
-/** A startup refusal of the command sandbox, with what to do about it. */
+/** A startup refusal of the command jail, with what to do about it. */
 export class CommandsUnavailable extends Error {}
 
 /** How a host runs commands: the runner of its runs' commands, the runner of its hooks, and what it tells of them. */
 export interface CommandSetup {
   /** Shell and hook steps, the agent's shell tool: a NoCommands where none run. */
   runs: CommandRunner;
-  /** OAH_HOOKS commands: the sandbox even with OAH_SHELL=off, when there is one. */
+  /** OAH_HOOKS commands: the jail even with OAH_SHELL=off, when there is one. */
   hooks: CommandRunner;
   availability: CommandsAvailability;
   close(): void;
@@ -72,9 +72,9 @@ async function serviceAddresses(config: OahConfig, logger: Logger): Promise<stri
 }
 
 /**
- * Where a host runs the commands of runs (OAH_SHELL): in the sandbox; unconfined with
- * `unsafe-host`; nowhere with `off`, unless OAH_HOOKS has commands, which still run sandboxed.
- * Where the sandbox cannot be made, a worker host (`sandbox`) refuses to start, and so does
+ * Where a host runs the commands of runs (OAH_SHELL): in the step jail; unconfined with
+ * `unsafe-host`; nowhere with `off`, unless OAH_HOOKS has commands, which still run jailed.
+ * Where the jail cannot be made, a worker host (`oah-sandbox`) refuses to start, and so does
  * one with command hooks; the embedded default (`api`) starts with commands unavailable, and
  * says why.
  */
@@ -87,7 +87,7 @@ export async function openCommands(
 ): Promise<CommandSetup> {
   const bounds = {
     maxOutputBytes: OUTPUT_LIMIT,
-    stopAfterOutputBytes: config.sandbox.limits.maxOutputBytes,
+    stopAfterOutputBytes: config.jail.limits.maxOutputBytes,
     killGraceMs: KILL_GRACE_MS,
   };
   const none = (why: Extract<CommandsAvailability, { available: false }>): CommandSetup => {
@@ -111,23 +111,23 @@ export async function openCommands(
       "each command's sandbox is not capped by a cgroup: its memory is bounded per process only (OAH_STEP_MEMORY_BYTES)",
     );
   }
-  let sandbox: SandboxedCommands;
+  let jailed: JailedCommands;
   try {
-    sandbox = await SandboxedCommands.open({
+    jailed = await JailedCommands.open({
       workspaceRoot,
       hidden: [join(config.dataDir, ".openharness")],
-      user: config.sandbox.user,
-      network: config.sandbox.network,
-      refusedAddresses: config.sandbox.network === "on" ? await serviceAddresses(config, logger) : [],
-      limits: config.sandbox.limits,
+      user: config.jail.user,
+      network: config.jail.network,
+      refusedAddresses: config.jail.network === "on" ? await serviceAddresses(config, logger) : [],
+      limits: config.jail.limits,
       cgroups: cgroups.home,
-      workspaceMaxBytes: config.sandbox.workspaceMaxBytes ?? null,
+      workspaceMaxBytes: config.jail.workspaceMaxBytes ?? null,
       bounds,
       liveness,
       logger,
     });
   } catch (error) {
-    if (!(error instanceof SandboxUnavailable)) throw error;
+    if (!(error instanceof JailUnavailable)) throw error;
     if (role !== "api" || commandHooks || error.configuration) {
       const why = commandHooks ? " (OAH_HOOKS has commands, which need it)" : "";
       throw new CommandsUnavailable(`${error.message}${why}`);
@@ -135,12 +135,12 @@ export async function openCommands(
     const { cause, fix } = error.diagnosis;
     return none(unavailable("commands_unavailable", `${cause}. To fix: ${fix}`));
   }
-  const runs = config.shell === "off" ? new NoCommands(SHELL_OFF) : sandbox;
+  const runs = config.shell === "off" ? new NoCommands(SHELL_OFF) : jailed;
   return {
     runs,
-    hooks: sandbox,
+    hooks: jailed,
     availability: config.shell === "off" ? SHELL_OFF : { available: true },
-    close: () => sandbox.close(),
+    close: () => jailed.close(),
   };
 }
 

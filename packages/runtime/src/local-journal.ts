@@ -4,7 +4,7 @@ import type { EngineObservers, Logger } from "@oah/engine";
 import Database from "better-sqlite3";
 
 /**
- * The worker host's own diagnostics (SPEC §10): with PostgreSQL as the central
+ * The worker host's own diagnostics (docs/spec.md §10): with PostgreSQL as the central
  * store, each host keeps what it executed (executions, step outputs, timings) in
  * a local SQLite file. It takes no part in scheduling and is never synchronised;
  * if it cannot be opened or written, the host logs a warning and goes on without it.

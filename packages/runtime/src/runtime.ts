@@ -107,7 +107,7 @@ function poolOptions(
 
 /**
  * Opens the store and the queue the configuration names and builds the engine
- * (SPEC §2): in process without OAH_REDIS_URL, over Redis with it. Refuses, with
+ * (docs/spec.md §2): in process without OAH_REDIS_URL, over Redis with it. Refuses, with
  * a RuntimeError, what cannot work: a split-mode process without Redis and
  * PostgreSQL, an unreachable service, a store another in-process host owns.
  */

@@ -11,7 +11,7 @@ export interface StoreLocation {
   migrationsDir: string;
 }
 
-/** The SQLite file of the embedded default (SPEC §2, §10). */
+/** The SQLite file of the embedded default (docs/spec.md §2, §10). */
 export const sqliteFileFor = (dataDir: string): string => join(dataDir, ".openharness", "data", "history.db");
 
 /** Opens the store the configuration names, applying pending migrations first. */

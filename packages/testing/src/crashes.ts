@@ -14,7 +14,7 @@ export function hostPidOf(workerId: string | null): number | null {
  * A shell step that, on each of its first `crashes` executions (counted in a file of
  * its workspace), asks for the host executing it to crash (it leaves a `crash` file,
  * then waits); afterwards it goes on. The crash itself comes from outside, as a real
- * one would (`crashAsked`): a step cannot reach its host from its sandbox.
+ * one would (`crashAsked`): a step cannot reach its host from its jail.
  */
 export function crashingStep(crashes: number) {
   return {

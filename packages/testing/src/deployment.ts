@@ -42,7 +42,7 @@ export interface SplitDeploymentOptions {
 }
 
 /**
- * The split mode of SPEC §2 on this machine: `oah-api --api-only`, N `oah-sandbox`
+ * The split mode of docs/spec.md §2 on this machine: `oah-api --api-only`, N `oah-sandbox`
  * processes and optionally an `oah-controller`, on a fresh PostgreSQL database and a
  * Redis prefix of their own.
  */

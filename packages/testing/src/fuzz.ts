@@ -83,7 +83,7 @@ function httpTarget(method: "GET" | "POST", template: string, schema: z.ZodType 
   };
 }
 
-/** Every HTTP path of the API (SPEC §12), each with the schema of the procedure behind it. */
+/** Every HTTP path of the API (docs/spec.md §12), each with the schema of the procedure behind it. */
 const HTTP_TARGETS: FuzzTarget[] = [
   httpTarget("POST", "/api/v1/sessions/:sessionId/runs", submitRunInput),
   httpTarget("GET", "/api/v1/sessions/:sessionId/runs", listSessionRunsInput),

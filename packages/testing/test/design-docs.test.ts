@@ -9,11 +9,27 @@ const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (["node_modules", "dist", ".next", ".turbo"].includes(entry.name)) return [];
+    if (["node_modules", "dist", ".next", ".turbo", ".api-types"].includes(entry.name)) return [];
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|tsx|lua|sh|mjs)$/.test(entry.name) ? [path] : [];
+    return /\.(ts|tsx|mts|lua|sh|mjs|sql)$/.test(entry.name) ? [path] : [];
   });
+}
+
+/** Where code comments cite the spec: every source, test, script and migration of the repository. */
+const CITING_DIRS = ["packages", "apps", "bench", "scripts", "playwright", "drizzle"];
+
+/**
+ * The sections of docs/spec.md a text cites, each with the style it is cited in: `docs/spec.md §n`
+ * (the one style), or `SPEC §n` and the like; a list (`§9, §13 and §2`) cites each of its sections.
+ */
+function specCitations(text: string): { style: string; section: string }[] {
+  return [...text.matchAll(/(docs\/spec\.md|\bspec\b) §(\d+)((?:(?:, | and )§\d+)*)/gi)].flatMap((m) =>
+    [m[2]!, ...[...m[3]!.matchAll(/§(\d+)/g)].map((more) => more[1]!)].map((section) => ({
+      style: m[1]!,
+      section,
+    })),
+  );
 }
 
 /** The Markdown documents whose links must hold: the README, docs/, and the READMEs beside code. */
@@ -85,18 +101,33 @@ function brokenLinks(file: string): string[] {
 }
 
 describe("the design documents", () => {
-  it("every SPEC §n a comment cites is a section of docs/spec.md", () => {
-    const sections = new Set([...read("docs/spec.md").matchAll(/^## (\d+)\./gm)].map((m) => m[1]));
-    const cited = ["packages", "apps", "bench"].flatMap((dir) =>
-      sourceFiles(join(REPO_ROOT, dir)).flatMap((file) =>
-        [...readFileSync(file, "utf8").matchAll(/SPEC §(\d+)/g)].map((m) => ({
-          file: relative(REPO_ROOT, file),
-          section: m[1]!,
-        })),
-      ),
+  it("code cites the spec in one style, `docs/spec.md §n`, and only sections docs/spec.md has", () => {
+    const sections = new Set([...read("docs/spec.md").matchAll(/^## (\d+)\./gm)].map((m) => m[1]!));
+    // This file's own examples of the styles are not citations.
+    const files = CITING_DIRS.flatMap((dir) => sourceFiles(join(REPO_ROOT, dir))).filter(
+      (file) => file !== join(REPO_ROOT, "packages/testing/test/design-docs.test.ts"),
     );
-    expect(cited.length).toBeGreaterThan(0);
-    expect(cited.filter((c) => !sections.has(c.section))).toEqual([]);
+    const citations = files.flatMap((file) =>
+      specCitations(readFileSync(file, "utf8")).map((c) => ({ file: relative(REPO_ROOT, file), ...c })),
+    );
+    expect(citations.filter((c) => c.style === "docs/spec.md").length).toBeGreaterThan(100);
+    expect(citations.filter((c) => c.style !== "docs/spec.md")).toEqual([]);
+    expect(citations.filter((c) => !sections.has(c.section))).toEqual([]);
+  });
+
+  it("finds every citation of the spec, in either style, with each section of a list", () => {
+    expect(
+      specCitations(
+        "// docs/spec.md §7\n/** (SPEC §12: 15 s) */\n-- docs/spec.md §9, §13 and §2.\n# spec §4; §5 alone",
+      ),
+    ).toEqual([
+      { style: "docs/spec.md", section: "7" },
+      { style: "SPEC", section: "12" },
+      { style: "docs/spec.md", section: "9" },
+      { style: "docs/spec.md", section: "13" },
+      { style: "docs/spec.md", section: "2" },
+      { style: "spec", section: "4" },
+    ]);
   });
 
   it("every path docs/architecture.md names exists, and the README links to it", () => {

@@ -12,7 +12,7 @@ import { filesOfTiers, fileTagsOf, TEST_TIERS, testFiles } from "../src/test-tie
  * of the suites' own support files. A unit-tier file that names one is in the wrong tier.
  */
 const SYSTEM_HELPERS =
-  /\b(startOah|runToExit|startSplitDeployment|startPrivateRedis|startPrivatePostgres|startRedisCluster|createTestDatabase|createTestRedis|clusterTestRedis|createStoreEnv|createHostNetwork|inNamespace|fuzzApi|forkLoop|copyCheckout|embeddedApi|startApi|SandboxedCommands|createTestRoot)\b|node:child_process/;
+  /\b(startOah|runToExit|startSplitDeployment|startPrivateRedis|startPrivatePostgres|startRedisCluster|createTestDatabase|createTestRedis|clusterTestRedis|createStoreEnv|createHostNetwork|inNamespace|fuzzApi|forkLoop|copyCheckout|embeddedApi|startApi|JailedCommands|createTestRoot)\b|node:child_process/;
 
 describe("the test tiers", () => {
   const files = testFiles(REPO_ROOT);

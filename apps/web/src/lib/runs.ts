@@ -4,7 +4,7 @@ import { isTerminal } from "@oah/core";
 type RequeueFacts = Pick<Run, "status" | "errorCode" | "recoveryState" | "metadata" | "cancelRequestedAt">;
 
 /**
- * How an operator may start a run again, as the API decides it (SPEC §7): `requeue` for failed or
+ * How an operator may start a run again, as the API decides it (docs/spec.md §7): `requeue` for failed or
  * timed-out runs that recovery manages (worker_recovery_failed, a recovery state, or a
  * recoveryAttempts count); `explicit` for a run someone asked to cancel (cancelled, or a managed
  * run that ended before the cancel reached it), which starts again only with `includeCancelled`;

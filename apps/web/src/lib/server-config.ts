@@ -6,7 +6,7 @@ export const CLIENT_ADDRESS_HEADER = "x-oah-client-address";
 /** The cookie that carries the operator's API token: httpOnly, SameSite=strict, never readable by scripts. */
 export const TOKEN_COOKIE = "oah_console_token";
 
-/** Where the console reaches oah-api: OAH_API_URL, else the API's default address (SPEC §12). */
+/** Where the console reaches oah-api: OAH_API_URL, else the API's default address (docs/spec.md §12). */
 export function apiUrl(): string {
   const explicit = process.env.OAH_API_URL?.trim();
   if (explicit) return explicit.replace(/\/+$/, "");

@@ -68,7 +68,7 @@ const STREAM_CAP_NAMES: Record<StreamCap, string> = {
 };
 
 /**
- * One HTTP server for the whole API: the HTTP paths of SPEC §12 and tRPC at
+ * One HTTP server for the whole API: the HTTP paths of docs/spec.md §12 and tRPC at
  * /trpc, both answered by the same router, plus probes and metrics.
  */
 export function createApiServer(options: ApiServerOptions): Server {

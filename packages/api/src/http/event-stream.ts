@@ -9,7 +9,7 @@ export function wantsEventStream(headers: IncomingHttpHeaders): boolean {
 }
 
 /**
- * Writes a subscription's items as Server-Sent Events (SPEC §12): `id:` the event's id (a
+ * Writes a subscription's items as Server-Sent Events (docs/spec.md §12): `id:` the event's id (a
  * client resumes after it with `Last-Event-ID` or `?after=`), `event:` its type, `data:` the
  * event as JSON; a comment every `keepAliveMs` while idle. An error after the stream started
  * can only be told in it: an `error` event with the API's error body, then the end.

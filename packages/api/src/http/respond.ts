@@ -18,7 +18,7 @@ export function sendJson(
   res.end(payload);
 }
 
-/** Answers an error in the API's shape (SPEC §12); returns the status sent. */
+/** Answers an error in the API's shape (docs/spec.md §12); returns the status sent. */
 export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): number {
   const { status, body } = toApiError(error);
   const retryAfter = retryAfterOf(error);

@@ -36,7 +36,7 @@ function objectBody(body: unknown): Record<string, unknown> {
 }
 
 /**
- * The HTTP paths of SPEC §12, each served by the tRPC procedure of the same name.
+ * The HTTP paths of docs/spec.md §12, each served by the tRPC procedure of the same name.
  * Requests reach the procedures as they came (`as never`): the procedure's zod
  * schema is the one and only validation of both protocols.
  */

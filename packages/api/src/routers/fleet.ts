@@ -1,7 +1,7 @@
 import { hostOrderInput, rolloutIdInput, rolloutInput } from "@oah/contract";
 import { procedure, router } from "../trpc";
 
-/** The orders to worker hosts and the rolling restarts (SPEC §8). */
+/** The orders to worker hosts and the rolling restarts (docs/spec.md §8). */
 export const fleetRouter = router({
   cordon: procedure
     .meta({ ability: "operate", audit: "host.cordon" })

@@ -37,7 +37,7 @@ interface PodsSeen {
 }
 
 /**
- * Sandboxes as the pods of a Deployment or a StatefulSet (SPEC §8), each named by its pod
+ * Sandboxes as the pods of a Deployment or a StatefulSet (docs/spec.md §8), each named by its pod
  * (OAH_HOST_ID from the downward API), sized through the workload's `/scale`.
  *
  * A scale-up raises the replicas by what the fleet lacks. A scale-down removes no pod before it

@@ -2,7 +2,7 @@ import type { FleetHost } from "@oah/core";
 import { countedHosts, type ScaleTarget } from "./scale-target";
 
 /**
- * Decides and publishes only (SPEC §8): the desired replicas go out as the
+ * Decides and publishes only (docs/spec.md §8): the desired replicas go out as the
  * `oah_controller_desired_replicas` gauge, for an autoscaler the user already runs.
  */
 export class NoneTarget implements ScaleTarget {

@@ -9,7 +9,7 @@ export interface LeaderActs {
 }
 
 /**
- * Where the sandboxes live (SPEC §8): it starts them, and removes them once drained,
+ * Where the sandboxes live (docs/spec.md §8): it starts them, and removes them once drained,
  * never a busy one. Each tick the leader asks it to move toward `desired` sandboxes.
  *
  * The rules every target keeps: a draining or drained sandbox is no longer counted; a

@@ -3,8 +3,8 @@ import type { BulkChunk, BulkJobStore } from "@oah/store";
 import { sleep } from "../abort";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
-import { parkedRunEnded } from "../parked-runs";
 import { PeriodicTask } from "../periodic-task";
+import { parkedRunsEnded } from "../tool-wait";
 
 export interface BulkRunnerSettings {
   /** Who works the jobs (this host's id): the owner of their leases. */
@@ -135,7 +135,7 @@ export class BulkJobRunner {
     try {
       if (chunk.requeued.length > 0) await queue.enqueue(chunk.requeued);
       for (const runId of chunk.cancelRequested) await signals.publish({ kind: "cancel", runId });
-      await parkedRunEnded(queue, chunk.parkedCancelled);
+      await parkedRunsEnded(queue, chunk.parkedCancelled);
     } catch (error) {
       logger.warn(
         { err: error, jobId: chunk.job.id },

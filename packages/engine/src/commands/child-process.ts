@@ -42,7 +42,7 @@ export interface ProcessGuard {
   /** The process has started; the returned function is called once it has ended. */
   started?(child: ChildProcess): () => void;
   /**
-   * What the process needs from the host once started, before it goes on (a sandbox's network).
+   * What the process needs from the host once started, before it goes on (a jail's network).
    * A rejection stops the process and becomes the command's.
    */
   prepare?(child: ChildProcess): Promise<void>;
@@ -53,7 +53,7 @@ export interface ProcessGuard {
   stop(child: ChildProcess, exited: Promise<unknown>, graceMs: number): Promise<void>;
   /** The process ended by itself: stops whatever it left running. */
   ended(child: ChildProcess): Promise<void>;
-  /** Called after the end, before the result is read (the liveness check of a sandbox). */
+  /** Called after the end, before the result is read (the liveness check of a jail). */
   beforeResult?(): void;
 }
 

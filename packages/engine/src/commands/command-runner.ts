@@ -65,8 +65,8 @@ export interface CommandRequest {
 }
 
 /**
- * How a host runs the commands of runs: in a sandbox that ends with the command and
- * with the host (SandboxedCommands), or unconfined on the host (HostCommands, only
+ * How a host runs the commands of runs: in a step jail that ends with the command and
+ * with the host (JailedCommands), or unconfined on the host (HostCommands, only
  * with OAH_SHELL=unsafe-host). A workspace that cannot be used rejects the command
  * with a RunFailure `workspace_invalid`.
  */
@@ -77,7 +77,7 @@ export interface CommandRunner {
 }
 
 /**
- * The runner of a host that runs no commands (OAH_SHELL=off, or no sandbox here): each command
+ * The runner of a host that runs no commands (OAH_SHELL=off, or no jail here): each command
  * fails its run with the code and the reason, and so does a run that would run one, before it starts.
  */
 export class NoCommands implements CommandRunner {

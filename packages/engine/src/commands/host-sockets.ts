@@ -16,9 +16,9 @@ export function boundSocketPaths(procNetUnix: string): string[] {
 const within = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 /**
- * The Unix sockets bound in this host's network namespace that a sandbox would show: each
+ * The Unix sockets bound in this host's network namespace that a jail would show: each
  * socket's real path, when it still is a socket and is under none of `replaced` (the directories
- * the sandbox shows its own or empty). A socket is reached by its path from any network
+ * the jail shows its own or empty). A socket is reached by its path from any network
  * namespace, so these are covered one by one.
  */
 export function visibleHostSockets(replaced: readonly string[]): string[] {

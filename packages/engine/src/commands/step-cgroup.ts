@@ -5,7 +5,7 @@ import { sleep } from "../abort";
 import { signal } from "./process-table";
 
 /**
- * Where this host makes a cgroup per sandbox: under `oah-steps` of cgroup v2's one hierarchy
+ * Where this host makes a cgroup per jail: under `oah-steps` of cgroup v2's one hierarchy
  * (with the memory and pids controllers), or of cgroup v1's memory hierarchy (and pids', when
  * mounted) on a host that still mounts the v1 controllers.
  */
@@ -17,11 +17,11 @@ export interface CgroupMounts {
   v1: { memory: string | null; pids: string | null };
 }
 
-/** The name of the cgroup, under each hierarchy's root, that holds the sandboxes' cgroups. */
+/** The name of the cgroup, under each hierarchy's root, that holds the jails' cgroups. */
 const PARENT = "oah-steps";
-/** The sandbox's own processes besides the command's: bwrap's outer process and its init. */
+/** The jail's own processes besides the command's: bwrap's outer process and its init. */
 const BWRAP_PROCESSES = 2;
-/** The longest a finished sandbox's cgroup waits for its last processes to be reaped before it is left behind. */
+/** The longest a finished jail's cgroup waits for its last processes to be reaped before it is left behind. */
 const REMOVE_MS = 2_000;
 
 /** Reads the cgroup mounts out of /proc/self/mountinfo's text (pure). */
@@ -44,7 +44,7 @@ export function cgroupMounts(mountinfo: string): CgroupMounts {
 }
 
 /**
- * Which hierarchy caps a sandbox's memory (pure): v2 where its root offers the memory
+ * Which hierarchy caps a jail's memory (pure): v2 where its root offers the memory
  * controller, else v1's memory hierarchy; null when neither does, with why.
  */
 export function chooseCgroupHome(
@@ -90,15 +90,15 @@ const write = (dir: string, file: string, value: string | number, optional = fal
   writeFileSync(path, String(value));
 };
 
-/** Why this host cannot cap each sandbox by a cgroup, and what to do about it. */
+/** Why this host cannot cap each jail by a cgroup, and what to do about it. */
 export interface CgroupUnavailable {
   cause: string;
   fix: string;
 }
 
 /**
- * Finds where this host can make a cgroup per sandbox, and proves it by making one: as root,
- * with a memory controller (v2, or v1's). Elsewhere the sandboxes keep their per-process limits
+ * Finds where this host can make a cgroup per jail, and proves it by making one: as root,
+ * with a memory controller (v2, or v1's). Elsewhere the jails keep their per-process limits
  * only, and the caller says so.
  */
 export function findCgroupHome(): { home: CgroupHome } | ({ home: null } & CgroupUnavailable) {
@@ -144,7 +144,7 @@ export function findCgroupHome(): { home: CgroupHome } | ({ home: null } & Cgrou
   return { home };
 }
 
-/** One sandbox's cgroup: the files its first process writes its pid to, and its removal once it ended. */
+/** One jail's cgroup: the files its first process writes its pid to, and its removal once it ended. */
 export class StepCgroup {
   constructor(
     private readonly home: CgroupHome,
@@ -193,21 +193,21 @@ export class StepCgroup {
 /** Cgroups made by this process, of every StepCgroups: each one's name is the pid and this count. */
 let made = 0;
 
-/** Makes the cgroup of each sandbox of this host, capped at the step's limits. */
+/** Makes the cgroup of each jail of this host, capped at the step's limits. */
 export class StepCgroups {
   constructor(
     private readonly home: CgroupHome,
     private readonly limits: Pick<StepLimits, "memoryBytes" | "maxProcs">,
   ) {}
 
-  /** What each sandbox's cgroup is, for the doctor and the logs. */
+  /** What each jail's cgroup is, for the doctor and the logs. */
   describe(): string {
     const where =
       this.home.version === 2 ? "cgroup v2" : `cgroup v1 (memory${this.home.pids ? ", pids" : ""})`;
     return `${where}: memory ≤ ${this.limits.memoryBytes} bytes in all (OAH_STEP_MEMORY_BYTES), ≤ ${this.limits.maxProcs + BWRAP_PROCESSES} processes`;
   }
 
-  /** Cgroups left by hosts of this machine that died with sandboxes running (named after their pid). */
+  /** Cgroups left by hosts of this machine that died with jails running (named after their pid). */
   removeAbandoned(): void {
     for (const parent of directoriesOf(this.home, "")) {
       let names: string[];
@@ -224,7 +224,7 @@ export class StepCgroups {
     }
   }
 
-  /** A new cgroup for one sandbox, its limits written. */
+  /** A new cgroup for one jail, its limits written. */
   make(): StepCgroup {
     const dirs = directoriesOf(this.home, `${process.pid}-${++made}`);
     const cgroup = new StepCgroup(this.home, dirs);
@@ -235,7 +235,7 @@ export class StepCgroups {
       const [first, pids] = dirs as [string, string | undefined];
       if (this.home.version === 2) {
         write(first, "memory.max", memoryBytes);
-        // What the sandbox may not keep in memory it may not keep in swap either.
+        // What the jail may not keep in memory it may not keep in swap either.
         write(first, "memory.swap.max", 0, true);
         write(first, "pids.max", maxProcs, true);
       } else {

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # The step watchdog of one worker host.
 #
-# Kills the host's step sandboxes when the host stops proving that it is alive, so
+# Kills the host's step jails when the host stops proving that it is alive, so
 # that no step outlives the host's lease, by which other hosts judge that the host
 # is gone and recover its runs. A host that is frozen (SIGSTOP, a stalled VM) or cut
 # off from Redis cannot stop its own steps; this process, which is not frozen with
-# it, can. Each sandbox dies with its outermost process (bwrap --die-with-parent and
+# it, can. Each jail dies with its outermost process (bwrap --die-with-parent and
 # its PID namespace), so killing that one process ends every process of the step.
 #
 # Reads one message per line on stdin, from the host:
 #   alive MS          the host renewed its lease: its steps may run MS more milliseconds
-#   add PID START     a step sandbox: its outermost process, and that process's start
+#   add PID START     a step jail: its outermost process, and that process's start
 #                     time (field 22 of /proc/PID/stat), so that a reused pid is never hit
-#   del PID           that sandbox has ended
-# When the deadline passes without a new "alive", every registered sandbox gets
+#   del PID           that jail has ended
+# When the deadline passes without a new "alive", every registered jail gets
 # SIGKILL (as does any added later, until the next "alive"). On end of input (the
 # host has died) it does the same and exits.
 set -u

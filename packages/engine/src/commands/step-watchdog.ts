@@ -8,13 +8,13 @@ import script from "./step-watchdog.sh";
 
 /**
  * The host's side of the step watchdog (step-watchdog.sh): a bash process, started
- * with the first sandboxed command, that kills this host's step sandboxes once the
+ * with the first jailed command, that kills this host's step jails once the
  * host's liveness window has passed without a lease renewal, even while this
- * process is frozen. It is told every renewal and every sandbox that starts and ends.
+ * process is frozen. It is told every renewal and every jail that starts and ends.
  */
 export class StepWatchdog {
   private child: ChildProcess | null = null;
-  /** Registered sandboxes: the pid of each one's outermost process, and its start time. */
+  /** Registered jails: the pid of each one's outermost process, and its start time. */
   private readonly steps = new Map<number, string>();
 
   constructor(
@@ -25,7 +25,7 @@ export class StepWatchdog {
     liveness.onRenewed((remainingMs) => this.send(`alive ${remainingMs}`));
   }
 
-  /** Watches a sandbox by its outermost process; the returned function is called when it has ended. */
+  /** Watches a jail by its outermost process; the returned function is called when it has ended. */
   watch(pid: number): () => void {
     const entry = readProcess(pid);
     if (!entry) return () => {};
@@ -68,7 +68,7 @@ export class StepWatchdog {
     if (this.child?.stdin?.writable) this.child.stdin.write(`${line}\n`);
   }
 
-  /** Stops the watchdog (its sandboxes are stopped by their runs). */
+  /** Stops the watchdog (its jails are stopped by their runs). */
   close(): void {
     const child = this.child;
     this.child = null;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { networkInterfaces } from "node:os";
 import type { Readable, Writable } from "node:stream";
 
-/** How long the network of one sandbox may take to come up before the command is refused. */
+/** How long the network of one jail may take to come up before the command is refused. */
 const ATTACH_MS = 10_000;
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
@@ -10,7 +10,7 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /**
  * The IPv4 addresses a step must not reach: this host's own (its services bound to every
  * address: the API or the console on 0.0.0.0, a database) and `configured` (oah's own services
- * elsewhere: Redis, PostgreSQL). Loopback is the sandbox's own anyway.
+ * elsewhere: Redis, PostgreSQL). Loopback is the jail's own anyway.
  */
 export function refusedAddresses(configured: readonly string[]): string[] {
   const own = Object.values(networkInterfaces())
@@ -20,24 +20,24 @@ export function refusedAddresses(configured: readonly string[]): string[] {
   return [...new Set([...own, ...configured])].filter((address) => IPV4.test(address));
 }
 
-/** The programs that attach a sandbox's network: slirp4netns, and util-linux's unshare. */
+/** The programs that attach a jail's network: slirp4netns, and util-linux's unshare. */
 export interface NetworkTools {
   slirp4netns: string;
   unshare: string;
 }
 
-/** What a sandbox's network needs to be reached: the process in its namespaces, and whose they are. */
+/** What a jail's network needs to be reached: the process in its namespaces, and whose they are. */
 export interface NetworkTarget {
-  /** A process in the sandbox's network namespace (the host's child: unshare made the namespace). */
+  /** A process in the jail's network namespace (the host's child: unshare made the namespace). */
   pid: number;
   /** The namespace belongs to a user namespace of the host's own user (a host that is not root). */
   viaUserNamespace: boolean;
 }
 
 /**
- * One sandbox's user-mode network: slirp4netns on its network namespace (where the host's stage
+ * One jail's user-mode network: slirp4netns on its network namespace (where the host's stage
  * already routed the refused addresses nowhere), configured (10.0.2.100, gateway 10.0.2.2, DNS
- * 10.0.2.3) with no way to the host's loopback. slirp4netns runs beside the sandbox and ends when its exit descriptor closes:
+ * 10.0.2.3) with no way to the host's loopback. slirp4netns runs beside the jail and ends when its exit descriptor closes:
  * when the command ends, or with the host.
  */
 export class UserModeNetwork {
@@ -51,7 +51,7 @@ export class UserModeNetwork {
     // As root, slirp4netns confines itself (a mount namespace, no capability but binding ports),
     // inside a mount namespace of ours made private first: its own makes `/` private but not
     // what is under it, and its unmount of the old root would unmount the host's shared mounts
-    // (`ip netns`'s /run/netns). As another user it has nothing to give up, and its sandbox
+    // (`ip netns`'s /run/netns). As another user it has nothing to give up, and its jail
     // would ask for uid 0.
     const confined = !target.viaUserNamespace;
     const [file, ...prefix] = confined
@@ -112,7 +112,7 @@ export class UserModeNetwork {
     this.exit.destroy();
     (this.slirp.stdio[3] as Readable).destroy();
     (this.slirp.stderr as Readable).destroy();
-    // Whatever state it is in, nothing of the sandbox's network may outlive the command.
+    // Whatever state it is in, nothing of the jail's network may outlive the command.
     setTimeout(() => this.slirp.kill("SIGKILL"), 1_000).unref();
   }
 }

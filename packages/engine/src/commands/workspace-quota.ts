@@ -3,7 +3,7 @@ import { chmod, chown, link, mkdir, open, readdir, rm, stat } from "node:fs/prom
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { RunFailure } from "../run-failure";
-import type { SandboxDiagnosis } from "./sandbox-diagnosis";
+import type { JailDiagnosis } from "./jail-diagnosis";
 
 const run = promisify(execFile);
 
@@ -29,7 +29,7 @@ async function isMountPoint(dir: string): Promise<boolean> {
 
 /** Why this host cannot bound its workspaces, and what to do about it. */
 export class QuotaUnavailable extends Error {
-  constructor(readonly diagnosis: SandboxDiagnosis) {
+  constructor(readonly diagnosis: JailDiagnosis) {
     super(diagnosis.cause);
     this.name = "QuotaUnavailable";
   }
@@ -50,7 +50,7 @@ const said = (error: unknown): string =>
  * first time a command runs there: an ext4 image (sparse: it takes the disk it holds) under the
  * root's `.quota`, loop-mounted on the workspace's directory, where it stays mounted. A step
  * that fills it gets ENOSPC, and the disk of the host is not touched beyond it. The host and its
- * operators see the workspace at its path as ever; the sandbox binds it as any workspace.
+ * operators see the workspace at its path as ever; the jail binds it as any workspace.
  */
 export class WorkspaceQuota {
   /** Workspaces whose file system is being made, so that two commands at once make it once. */

@@ -3,7 +3,7 @@ import { join, sep } from "node:path";
 import { RunFailure } from "../run-failure";
 import type { WorkspaceQuota } from "./workspace-quota";
 
-/** Who owns workspaces: the sandbox user (a root host switches to it), or null for the host's own user. */
+/** Who owns workspaces: the jail user (a root host switches to it), or null for the host's own user. */
 export type WorkspaceOwner = { uid: number; gid: number } | null;
 
 /**
@@ -30,7 +30,7 @@ async function chownTree(path: string, owner: { uid: number; gid: number }): Pro
  * directory `<root>/<workspaceId>`, made when missing, which must still be a
  * directory under the root once every symlink is followed (a symlink that leads
  * out refuses the run: `workspace_invalid`). With a quota it is a file system of its own
- * (WorkspaceQuota). With a sandbox user it belongs to that user (a workspace made before is
+ * (WorkspaceQuota). With a jail user it belongs to that user (a workspace made before is
  * handed over once, with what it holds).
  */
 export async function prepareWorkspace(

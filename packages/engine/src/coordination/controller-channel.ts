@@ -1,7 +1,7 @@
 import type { ControllerReport, Rollout } from "@oah/contract";
 
 /**
- * How the API reaches the fleet's controllers (SPEC §8): the leader's published report, and
+ * How the API reaches the fleet's controllers (docs/spec.md §8): the leader's published report, and
  * the rolling restarts it is asked for and carries out. Absent when no controller can run
  * (the embedded mode).
  */

@@ -1,7 +1,7 @@
 import type { HostOrder } from "@oah/core";
 
 /**
- * Where the orders to worker hosts are kept (SPEC §8): cordon or drain, given through
+ * Where the orders to worker hosts are kept (docs/spec.md §8): cordon or drain, given through
  * the API by an operator or by the controller, read by the host on each of its ticks. An
  * order outlives the process that gave it; the host clears its own when it stops for good.
  */

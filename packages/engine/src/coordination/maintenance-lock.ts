@@ -1,5 +1,5 @@
 /**
- * Lets one host at a time run each maintenance task (SPEC §7). Exclusivity only saves
+ * Lets one host at a time run each maintenance task (docs/spec.md §7). Exclusivity only saves
  * work: every recovery re-checks its run under the row lock, and enqueueing is idempotent.
  */
 export interface MaintenanceLock {

@@ -1,6 +1,6 @@
 import type { PoolReport, PoolSample } from "@oah/contract";
 
-/** Where hosts publish their pool's health for the console (SPEC §8, §9). */
+/** Where hosts publish their pool's health for the console (docs/spec.md §8, §9). */
 export interface PoolBoard {
   publish(report: PoolReport, ttlMs: number): Promise<void>;
   publishHistory(hostId: string, samples: readonly PoolSample[], ttlMs: number): Promise<void>;

@@ -1,6 +1,6 @@
 import type { WorkerLease } from "@oah/contract";
 
-/** Where worker hosts see each other's workers (SPEC §8): leases that lapse unless renewed. */
+/** Where worker hosts see each other's workers (docs/spec.md §8): leases that lapse unless renewed. */
 export interface WorkerRegistry {
   /** Writes or renews these leases for `ttlMs`, and prunes lapsed ones. */
   publish(leases: readonly WorkerLease[], ttlMs: number): Promise<void>;

@@ -16,7 +16,7 @@ export interface HookRunnerOptions {
   hooks: readonly HookDefinition[];
   /** OAH_HOOK_TIMEOUT_MS, for hooks that set none. */
   timeoutMs: number;
-  /** Where hook commands run (the sandbox of every command); a NoCommands on a host that runs none. */
+  /** Where hook commands run (the jail of every command); a NoCommands on a host that runs none. */
   commands: CommandRunner;
   /** The environment of hook commands: a clean one, as for shell steps. */
   env: (run: Run) => NodeJS.ProcessEnv;
@@ -31,7 +31,7 @@ export interface HookTarget {
 }
 
 /**
- * Runs hooks around a run's life and its tool calls (SPEC §6). A hook never fails
+ * Runs hooks around a run's life and its tool calls (docs/spec.md §6). A hook never fails
  * the run: a failure or a timeout is recorded as a failed `hook` step with
  * `hook_execution_failed` and a `hook.notice` event, and the run goes on.
  */

@@ -10,7 +10,7 @@ export type DrainHost = Pick<HostContext, "active" | "logger"> & {
 /**
  * Lets the runs in hand of a pool that claims no more finish for up to `timeoutMs`; then,
  * unless `stillWanted` says the drain was called off, aborts the rest and hands them to
- * recovery by the configured strategy at once (SPEC §7), instead of leaving them to go stale.
+ * recovery by the configured strategy at once (docs/spec.md §7), instead of leaving them to go stale.
  * Resolves true when the pool ended empty.
  */
 export async function emptyPool(

@@ -12,7 +12,7 @@ import { OrderFollower } from "./order-follower";
 
 export type LifecycleHost = Pick<
   HostContext,
-  "hostId" | "store" | "active" | "settling" | "leases" | "logger" | "liveness"
+  "hostId" | "store" | "active" | "heldWaits" | "settling" | "leases" | "logger" | "liveness"
 >;
 
 export interface HostLifecycleParts {
@@ -49,7 +49,7 @@ export class HostLifecycle {
       : null;
   }
 
-  /** The state its order put this host in (SPEC §8); a host without workers is always active. */
+  /** The state its order put this host in (docs/spec.md §8); a host without workers is always active. */
   get hostState(): HostState {
     return this.follower?.state ?? "active";
   }
@@ -80,7 +80,7 @@ export class HostLifecycle {
     }
     this.unsubscribeSignals = signals.subscribe(({ kind, runId }) => {
       if (kind === "cancel") host.active.abort(runId, { kind: "cancel" });
-      else host.active.notifyToolResult(runId);
+      else host.heldWaits.wake(runId);
     });
     this.unsubscribeLiveness = host.liveness?.onLost(() => this.livenessLost());
     // The lease is in place before this host executes anything.

@@ -19,7 +19,7 @@ export interface OrderFollowerOptions {
 }
 
 /**
- * Keeps a worker host in the state its order asks for (SPEC §8): reads
+ * Keeps a worker host in the state its order asks for (docs/spec.md §8): reads
  * the order on every tick and moves the pool accordingly. Cordon stops claiming; drain also
  * gives the runs in hand the drain timeout, then hands what is left to recovery, and ends in
  * `drained`; no order (uncordon) claims again.

@@ -2,7 +2,7 @@ import { recoverStaleRuns } from "../recovery/recover-stale-runs";
 import { type MaintenancePlugin, sharedScanInterval } from "./task";
 
 /**
- * Recovers the runs whose execution went silent (SPEC §7) by the configured strategy,
+ * Recovers the runs whose execution went silent (docs/spec.md §7) by the configured strategy,
  * except those whose host's live lease still lists them.
  */
 export const staleRunScan: MaintenancePlugin = ({ host, settings }) => ({

@@ -10,7 +10,7 @@ export type MaintenanceHost = Pick<HostContext, "hostId" | "queue" | "leases" | 
 export interface MaintenanceSettings extends RecoveryPolicy {
   /**
    * Without a shared queue this process owns every run: at its start every active
-   * run is stale whatever its heartbeat (SPEC §7), and nobody else needs watching.
+   * run is stale whatever its heartbeat (docs/spec.md §7), and nobody else needs watching.
    */
   exclusiveOwner: boolean;
   staleAfterMs: number;

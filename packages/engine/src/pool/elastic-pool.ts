@@ -27,6 +27,8 @@ import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-regi
 import type { HostContext } from "../host-context";
 import { PeriodicTask } from "../periodic-task";
 import { Worker, type WorkerHost } from "../worker/worker";
+import { PoolPublishing } from "./pool-publishing";
+import { poolSnapshot, slotsOf } from "./pool-snapshot";
 import { ProcessFigures } from "./process-figures";
 import { QueueWaitWindow } from "./queue-wait-window";
 
@@ -51,7 +53,7 @@ export interface PoolOptions {
 export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logger">;
 
 /**
- * The workers of one host, sized elastically (SPEC §8): on every tick it reads
+ * The workers of one host, sized elastically (docs/spec.md §8): on every tick it reads
  * the queue's pressure and the registry, asks the pure sizing policy, applies
  * the hysteresis, then starts workers or stops idle ones (never a busy one).
  * While its host is not `active` (cordoned, draining, drained) it claims nothing: it only
@@ -64,22 +66,24 @@ export class ElasticPool {
   private next = 0;
   private rebalanceState: RebalanceState = INITIAL_REBALANCE_STATE;
   private readonly decisions: PoolDecision[] = [];
-  private readonly samples: PoolSample[] = [];
-  private lastSampleAt = 0;
   private snapshot: PoolSnapshot | null = null;
   private readonly ticks: PeriodicTask;
   private lastError: string | undefined;
   private readonly figures = new ProcessFigures();
   readonly queueWaits = new QueueWaitWindow();
-  private readonly historyIntervalMs: number;
-  private readonly historyLength: number;
+  private readonly publishing: PoolPublishing;
 
   constructor(
     private readonly host: PoolHost,
     private readonly options: PoolOptions,
   ) {
-    this.historyIntervalMs = options.historyIntervalMs ?? 5_000;
-    this.historyLength = options.historyLength ?? 720;
+    this.publishing = new PoolPublishing({
+      hostId: host.hostId,
+      board: options.board,
+      reportTtlMs: this.leaseTtlMs,
+      historyIntervalMs: options.historyIntervalMs ?? 5_000,
+      historyLength: options.historyLength ?? 720,
+    });
     this.ticks = new PeriodicTask(() => this.tick(), options.scaleIntervalMs);
   }
 
@@ -146,7 +150,36 @@ export class ElasticPool {
     };
   }
 
+  /** One tick's decision: the size, the snapshot of the pool so sized, and what is published of it. */
   private decide(pressure: QueuePressure, global: PoolGlobalSignals | null, now: number): void {
+    const { suggestion, step } = this.size(pressure, global, now);
+    this.snapshot = poolSnapshot({
+      hostId: this.host.hostId,
+      processKind: this.options.processKind,
+      hostState: this.hostState,
+      commands: this.options.commands,
+      at: now,
+      intervalMs: this.options.scaleIntervalMs,
+      min: this.options.min,
+      max: this.options.max,
+      pressure,
+      global,
+      suggestion,
+      step,
+      workers: this.workers,
+      queueWaitP50Ms: this.queueWaits.percentile(50, now),
+      queueWaitP95Ms: this.queueWaits.percentile(95, now),
+      lastRebalanceAt: this.rebalanceState.lastChangeAt,
+      lastRebalanceReason: this.decisions[this.decisions.length - 1]?.reason ?? null,
+    });
+    this.publishing.publish(this.report()!);
+  }
+
+  /**
+   * Asks the pure sizing policy and the hysteresis for this tick's size, and applies it while
+   * the host claims (a host under an order keeps its workers until they are retired).
+   */
+  private size(pressure: QueuePressure, global: PoolGlobalSignals | null, now: number) {
     const { min, max, sizing, hysteresis } = this.options;
     const active = this.active();
     const busy = active.filter((w) => w.state === "busy").length;
@@ -156,8 +189,7 @@ export class ElasticPool {
       { min, max, ...sizing },
     );
     const step = rebalance(this.rebalanceState, suggestion.localSuggested, now, hysteresis);
-    const claiming = this.hostState === "active";
-    if (claiming)
+    if (this.hostState === "active")
       this.sizeTo(step, {
         at: now,
         reason: step.reason,
@@ -171,65 +203,7 @@ export class ElasticPool {
         activeWorkers: global?.globalActiveWorkers ?? active.length,
         remoteActiveWorkers: global?.remoteActiveWorkers ?? 0,
       });
-    const after = this.active();
-    const busyAfter = after.filter((w) => w.state === "busy").length;
-    const p50 = this.queueWaits.percentile(50, now);
-    const p95 = this.queueWaits.percentile(95, now);
-    this.snapshot = {
-      hostId: this.host.hostId,
-      processKind: this.options.processKind,
-      state: this.hostState,
-      commands: this.options.commands,
-      at: now,
-      intervalMs: this.options.scaleIntervalMs,
-      min,
-      max,
-      pressure,
-      busyWorkers: busyAfter,
-      idleWorkers: after.length - busyAfter,
-      activeWorkers: after.length,
-      slotCapacity: after.length,
-      busySlots: busyAfter,
-      idleSlots: after.length - busyAfter,
-      globalActiveWorkers: global?.globalActiveWorkers ?? null,
-      globalBusyWorkers: global?.globalBusyWorkers ?? null,
-      remoteActiveWorkers: global?.remoteActiveWorkers ?? null,
-      remoteBusyWorkers: global?.remoteBusyWorkers ?? null,
-      pressures: suggestion.pressures,
-      suggested: suggestion.localSuggested,
-      globalSuggested: suggestion.globalSuggested,
-      desired: claiming ? step.desired : 0,
-      availableIdleCapacity: suggestion.availableIdleCapacity,
-      readySessionsPerActiveWorker: suggestion.readySessionsPerActiveWorker,
-      subagentReserveTarget: suggestion.subagentReserveTarget,
-      subagentReserveDeficit: suggestion.subagentReserveDeficit,
-      queueWaitP50Ms: p50,
-      queueWaitP95Ms: p95,
-      lastRebalanceAt: this.rebalanceState.lastChangeAt,
-      lastRebalanceReason: this.decisions[this.decisions.length - 1]?.reason ?? null,
-      upStreak: step.state.upStreak,
-      downStreak: step.state.downStreak,
-      upCooldownRemainingMs: step.upCooldownRemainingMs,
-      downCooldownRemainingMs: step.downCooldownRemainingMs,
-      slots: this.slots(),
-    };
-    if (now - this.lastSampleAt >= this.historyIntervalMs) {
-      this.lastSampleAt = now;
-      this.samples.push({
-        at: now,
-        readySessionCount: pressure.readySessionCount,
-        busyWorkers: busyAfter,
-        idleWorkers: after.length - busyAfter,
-        desired: claiming ? step.desired : 0,
-        queueWaitP50Ms: p50,
-        queueWaitP95Ms: p95,
-      });
-      if (this.samples.length > this.historyLength) this.samples.shift();
-      void this.options.board
-        ?.publishHistory(this.host.hostId, this.samples, this.historyIntervalMs * 3)
-        .catch(() => {});
-    }
-    void this.options.board?.publish(this.report()!, this.leaseTtlMs).catch(() => {});
+    return { suggestion, step };
   }
 
   /** Applies a step of the hysteresis: the new size, and its decision. */
@@ -282,12 +256,7 @@ export class ElasticPool {
   }
 
   slots(): PoolSnapshot["slots"] {
-    return this.workers.map((w) => ({
-      id: w.id,
-      state: w.state,
-      sessionId: w.current?.sessionId ?? null,
-      runId: w.current?.runId ?? null,
-    }));
+    return slotsOf(this.workers);
   }
 
   report(): PoolReport | null {
@@ -295,7 +264,7 @@ export class ElasticPool {
   }
 
   history(): PoolSample[] {
-    return [...this.samples];
+    return this.publishing.history();
   }
 
   /** Stops claiming: each worker ends after its run in hand, and none starts until resumeClaiming. */
@@ -342,6 +311,6 @@ export class ElasticPool {
   async stopped(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.stop()));
     await this.options.registry?.remove(this.workers.map((w) => w.id)).catch(() => {});
-    await this.options.board?.remove(this.host.hostId).catch(() => {});
+    await this.publishing.withdraw();
   }
 }

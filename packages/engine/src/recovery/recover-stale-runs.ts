@@ -29,7 +29,7 @@ export interface RecoverySummary {
 }
 
 /**
- * Applies the recovery policy to one stale run (SPEC §7), decided under its row lock
+ * Applies the recovery policy to one stale run (docs/spec.md §7), decided under its row lock
  * with the facts of that moment: a requeued run goes back into its session's queue
  * at its old place; after a run is failed or cancelled, its session is made ready
  * again so that its later runs go on. `executionAlive`: its host's lease lists it.

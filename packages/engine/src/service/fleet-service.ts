@@ -17,7 +17,7 @@ export interface FleetServiceOptions {
 }
 
 /**
- * What the API asks of the fleet (SPEC §8): the pools and the controller's report,
+ * What the API asks of the fleet (docs/spec.md §8): the pools and the controller's report,
  * the orders to hosts (cordon, uncordon, drain), and rolling restarts.
  */
 export class FleetService {

@@ -31,7 +31,7 @@ import type { RunReads, SubmissionStore } from "@oah/store";
 import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
-import { parkedRunEnded } from "../parked-runs";
+import { deliverToolResult, parkedRunsEnded } from "../tool-wait";
 import { listStorageRuns } from "./storage-runs";
 
 export interface RunServiceOptions {
@@ -58,7 +58,7 @@ export interface RequeueRequest {
 }
 
 /**
- * What the API asks of the engine (SPEC §12): submission, reads, cancels, tool results,
+ * What the API asks of the engine (docs/spec.md §12): submission, reads, cancels, tool results,
  * the operators' requeues, the storage list and overview. The store holds the
  * truth; the queue and the signals are told after it, and a failure to tell them is
  * mended by reconcile or the heartbeat, never answered as an error.
@@ -199,7 +199,7 @@ export class RunService {
     // claims the run finds it cancelled, and the executing host finds the request on its heartbeat.
     try {
       if (request.kind === "cancelled" && request.parked)
-        await parkedRunEnded(this.options.queue, [request.run]);
+        await parkedRunsEnded(this.options.queue, [request.run]);
       else if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
       if (request.kind === "requested") await this.options.signals.publish({ kind: "cancel", runId });
     } catch (error) {
@@ -208,39 +208,9 @@ export class RunService {
     return { runId, status: request.run.status };
   }
 
-  /**
-   * A client's result for a run in `waiting_tool`: a parked run goes to the front of its
-   * session's queue, to be resumed by any host; a held one is told its result where it executes.
-   */
-  async submitToolResult(runId: string, name: string, output: unknown): Promise<ToolResultAccepted> {
-    const delivery = await this.options.store.deliverToolResult(runId, name, output);
-    switch (delivery.kind) {
-      case "unknown_run":
-        throw new OahError("tool_result_unknown_run", `no run with id ${runId}`);
-      case "not_waiting":
-        throw new OahError(
-          "tool_result_not_waiting",
-          delivery.status === "waiting_tool"
-            ? `the run already has a result for ${delivery.waitingTool}`
-            : `the run is ${delivery.status}, not waiting for a tool result`,
-        );
-      case "wrong_name":
-        throw new OahError(
-          "tool_result_wrong_name",
-          `the run waits for ${delivery.waitingTool}, not ${name}`,
-        );
-    }
-    try {
-      if (delivery.resume) await this.options.queue.enqueue([delivery.resume]);
-      else await this.options.signals.publish({ kind: "tool_result", runId });
-    } catch (error) {
-      // Stored: a held run's host finds it on its heartbeat, a parked run's resume is enqueued by reconcile.
-      this.options.logger.warn(
-        { err: error, runId },
-        "tool result stored; it could not be announced at once",
-      );
-    }
-    return { runId, name, status: "accepted" };
+  /** A client's result for a run in `waiting_tool` (see tool-wait.ts). */
+  submitToolResult(runId: string, name: string, output: unknown): Promise<ToolResultAccepted> {
+    return deliverToolResult(this.options, runId, name, output);
   }
 
   /** An operator's requeue of one run; a refusal is an error with its code (409, or 404). */

@@ -2,7 +2,7 @@ import type { ListStorageRunsInput, StorageRunsPage } from "@oah/contract";
 import { type RunReads, storageQueryOf } from "@oah/store";
 import { decodeCursor, encodeCursor, normalizeFilters } from "./storage-cursor";
 
-/** The storage admin's runs list (SPEC §9): filtered, newest first, keyset-paged. */
+/** The storage admin's runs list (docs/spec.md §9): filtered, newest first, keyset-paged. */
 export async function listStorageRuns(
   store: Pick<RunReads, "listRuns">,
   input: ListStorageRunsInput,

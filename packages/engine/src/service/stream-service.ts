@@ -16,7 +16,7 @@ export interface StreamServiceOptions {
 const CHANGES_EVERY_MS = 250;
 
 /**
- * The event streams of the API (SPEC §12): a run's or a session's events as they are
+ * The event streams of the API (docs/spec.md §12): a run's or a session's events as they are
  * committed, resumable after any event id, and the console's feed of written sessions.
  * Opening checks what it can (the run exists, the id to resume after is the stream's), so
  * that a bad request is refused before a stream starts.

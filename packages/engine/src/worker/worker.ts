@@ -107,7 +107,7 @@ export class Worker {
 
   private async process(claim: SessionClaim, foundWithoutWaiting: boolean): Promise<void> {
     const { store, queue, logger } = this.host;
-    const { sessionId, token, entry } = claim;
+    const { token, entry } = claim;
     // A run that does not start leaves its session its turn.
     const keepTurn = { readySince: claim.readySince };
     let start: StartResult;
@@ -139,24 +139,11 @@ export class Worker {
     const queueWaitMs = Date.now() - entry.enqueuedAt;
     this.onStarted(queueWaitMs);
     this.host.observers.runStarted?.({ run: start.run, queueWaitMs });
-    // The slot is free once the executor is done; the terminal write and the release of the
-    // session (which must follow it) settle in the background, in the same group commit as
-    // the next runs' starts, while this worker claims its next session.
-    let executed!: () => void;
-    const done = new Promise<void>((resolve) => {
-      executed = resolve;
-    });
-    this.host.settling.track(
-      executeRun(this.host, start.run, { runId: entry.runId, token }, executed, start.resumed).finally(() =>
-        queue
-          .release(claim)
-          .catch((error: unknown) =>
-            logger.warn({ err: error, sessionId }, "could not release a session; its lock will expire"),
-          ),
-      ),
-    );
+    // The slot is free once the executor is done; the run's end settles in the background
+    // (run-end.ts), in the same group commit as the next runs' starts, while this worker claims
+    // its next session.
     const executing = Date.now();
-    await done;
+    await executeRun(this.host, start.run, claim, start.resumed);
     this.recordRunMs(Date.now() - executing);
   }
 }

@@ -9,7 +9,7 @@ export interface LeaderView {
 }
 
 /**
- * The controllers' leader lease (SPEC §8): any number of candidates, one leader at a
+ * The controllers' leader lease (docs/spec.md §8): any number of candidates, one leader at a
  * time, holding a fencing token that grows with every new leader. A leader renews well
  * within the TTL; a candidate takes over once the lease has lapsed (so within 2 × TTL of the
  * leader's death or freeze). Before each write or scale call a leader asks `stillLeads`: a

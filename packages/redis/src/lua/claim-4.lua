@@ -1,5 +1,5 @@
 -- Takes a session for the workspace whose turn it is (the claimable one of least pass,
--- SPEC §5), the one ready longest in that workspace, subagent lane first: locks it with a
+-- docs/spec.md §5), the one ready longest in that workspace, subagent lane first: locks it with a
 -- fresh fencing token, hides it in its lanes until the lock would expire, pops its head
 -- run, and moves the workspace's pass one stride on. Ready entries met on the way that
 -- turn out locked are hidden until their lock expires, and empty ones are dropped: at

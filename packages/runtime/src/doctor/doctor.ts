@@ -4,11 +4,11 @@ import { checkDataDir, checkNode, checkPort, checkPostgres, checkRedis, checkSql
 import {
   checkStepCgroup,
   checkTool,
-  checkTrialSandbox,
+  checkTrialJail,
   checkUserNamespaces,
   checkWorkspaceQuota,
-  needsSandbox,
-} from "./sandbox-checks";
+  needsJail,
+} from "./jail-checks";
 
 /** Where the doctor is asked: `api` is oah-api with its workers (the embedded default), `api-only` without. */
 export type DoctorRole = "api" | "api-only";
@@ -28,8 +28,8 @@ export async function runDoctor(
     results.push(result);
     print(formatResult(result));
   };
-  const sandboxed = role === "api" && needsSandbox(config);
-  const network = sandboxed && config.sandbox.network === "on";
+  const jailed = role === "api" && needsJail(config);
+  const network = jailed && config.jail.network === "on";
   report(checkNode());
   report(await checkSqlite(config));
   report(checkDataDir(config));
@@ -40,13 +40,13 @@ export async function runDoctor(
   report(await checkRedis(config));
   report(await checkPostgres(config));
   if (role === "api" && config.shell !== "unsafe-host") {
-    report(checkTool("bwrap", "bubblewrap: the sandbox of commands", sandboxed));
-    for (const tool of ["setpriv", "prlimit", "unshare"]) report(checkTool(tool, "util-linux", sandboxed));
-    if (process.getuid?.() === 0) report(checkTool("mount", "the sandbox's own mounts", sandboxed));
+    report(checkTool("bwrap", "bubblewrap: the sandbox of commands", jailed));
+    for (const tool of ["setpriv", "prlimit", "unshare"]) report(checkTool(tool, "util-linux", jailed));
+    if (process.getuid?.() === 0) report(checkTool("mount", "the sandbox's own mounts", jailed));
     report(checkTool("slirp4netns", "the network of steps, OAH_STEP_NETWORK=on", network));
     report(checkTool("ip", "iproute2: the routes of steps' network", network));
     report(checkUserNamespaces(config));
-    report(await checkTrialSandbox(config));
+    report(await checkTrialJail(config));
     report(checkStepCgroup(config));
     report(await checkWorkspaceQuota(config));
   }

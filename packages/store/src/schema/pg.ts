@@ -60,7 +60,7 @@ export const runs = pgTable(
     claimToken: text("claim_token"),
     attempt: integer("attempt").notNull().default(0),
     recoveryState: text("recovery_state"),
-    /** The reason of the last recovery decision (SPEC §7), and when it was taken: the overview reads these. */
+    /** The reason of the last recovery decision (docs/spec.md §7), and when it was taken: the overview reads these. */
     recoveryReason: text("recovery_reason"),
     recoveredAt: ms("recovered_at"),
     /** While waiting_tool: the tool the run waits for; and a result delivered but not yet taken. */

@@ -30,7 +30,7 @@ function isUnavailable(error: Error): boolean {
 }
 
 /**
- * The store error the API answers with 503 (SPEC §12): `store_unavailable` when the database
+ * The store error the API answers with 503 (docs/spec.md §12): `store_unavailable` when the database
  * cannot be reached, `disk_full` when it has no room for a write (the write is rolled back
  * whole); undefined for any other error.
  */

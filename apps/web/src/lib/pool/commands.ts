@@ -1,6 +1,6 @@
 import type { PoolSnapshot } from "@oah/contract";
 
-/** A host that cannot run commands of runs although it was meant to: its sandbox cannot be made there. */
+/** A host that cannot run commands of runs although it was meant to: its step jail cannot be made there. */
 export interface CommandlessHost {
   hostId: string;
   reason: string;

@@ -10,7 +10,7 @@ import type { ExecutionContext } from "../executor";
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
   toolTimeoutMs: number;
-  /** Where commands run (the sandbox); a NoCommands where none run, whose refusal fails the run. */
+  /** Where commands run (the jail); a NoCommands where none run, whose refusal fails the run. */
   commands: CommandRunner;
 }
 
@@ -37,7 +37,7 @@ export interface ShellToolResult {
 }
 
 /**
- * The shell tool (SPEC §6): one command in the run's workspace, with its record
+ * The shell tool (docs/spec.md §6): one command in the run's workspace, with its record
  * (a `tool` step, tool.started / completed / failed events) and the tool hooks
  * around it. Whether a failure fails the run is the caller's call.
  */

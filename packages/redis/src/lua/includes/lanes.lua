@@ -1,5 +1,5 @@
 -- Shared by the scripts that change a session's lock or lanes: where sessions wait, and
--- which workspaces may be claimed from (SPEC §5). A script that includes it takes the
+-- which workspaces may be claimed from (docs/spec.md §5). A script that includes it takes the
 -- ready lanes as its first two keys, readySub and readyNormal, and as its first three
 -- arguments base (the key prefix with its hash tag, which the other keys are built
 -- from), the fair-share digest and the fair-share configuration or "" (fair-share.lua).

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# The host's own stage of one sandboxed command (see sandbox-argv.ts): run first, in the
-# namespaces the host made for the sandbox, with the privileges it has there, before it gives
+# The host's own stage of one jailed command (see jail-argv.ts): run first, in the
+# namespaces the host made for the jail, with the privileges it has there, before it gives
 # them up (setpriv, then bwrap, come next: what it executes).
 #
 # Arguments: MOUNT (or -), IP (or -), then five lists, each its length and then its items:
 #   the descriptors to keep, the cgroup.procs files to join, the directories to hide, the
 #   sockets to cover, the addresses to refuse; then the command line to execute.
 #
-# - Every descriptor but 0-2 and the sandbox's own is closed: oah's process may hold some it
+# - Every descriptor but 0-2 and the jail's own is closed: oah's process may hold some it
 #   inherited without close-on-exec (`oah-api 200</root/secret`), which would reach the command.
-# - It joins the sandbox's cgroup, so that everything the sandbox starts is in it.
-# - As root (MOUNT given): it binds the workspace (descriptor 3) over /tmp, where the sandbox
+# - It joins the jail's cgroup, so that everything the jail starts is in it.
+# - As root (MOUNT given): it binds the workspace (descriptor 3) over /tmp, where the jail
 #   user can name it (bwrap resolves every path it binds as that user, who may not pass through
 #   the data directory's parents), closes the descriptor, hides each directory under an empty
 #   read-only tmpfs, and covers each socket with /dev/null. What is under /tmp is covered
-#   already: the workspace is there now, and the sandbox gets a /tmp of its own over it.
+#   already: the workspace is there now, and the jail gets a /tmp of its own over it.
 # - With the network on (IP given): the loopback up, and a `prohibit` route for each refused
 #   address, so that a connection to one fails at once. The command gets no capability over
 #   this namespace, so it cannot take a route away.

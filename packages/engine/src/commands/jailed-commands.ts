@@ -27,24 +27,24 @@ import type {
   CommandRunner,
 } from "./command-runner";
 import { visibleHostSockets } from "./host-sockets";
-import { groupMembers, signal } from "./process-table";
 import {
-  SANDBOX_FILES,
-  SANDBOX_OWN_PATHS,
-  SANDBOX_WORKSPACE,
-  type SandboxPlan,
+  JAIL_FILES,
+  JAIL_OWN_PATHS,
+  JAIL_WORKSPACE,
+  type JailPlan,
+  jailArgv,
   type SystemEntry,
-  sandboxArgv,
-} from "./sandbox-argv";
-import { diagnoseSandbox, type SandboxDiagnosis, type SandboxFacts } from "./sandbox-diagnosis";
-import { SandboxNamespace } from "./sandbox-namespace";
+} from "./jail-argv";
+import { diagnoseJail, type JailDiagnosis, type JailFacts } from "./jail-diagnosis";
+import { JailNamespace } from "./jail-namespace";
+import { groupMembers, signal } from "./process-table";
 import { type CgroupHome, type StepCgroup, StepCgroups } from "./step-cgroup";
 import { StepWatchdog } from "./step-watchdog";
 import { refusedAddresses, UserModeNetwork } from "./user-mode-network";
 import { prepareWorkspace } from "./workspace";
 import { QuotaUnavailable, WorkspaceQuota } from "./workspace-quota";
 
-export interface SandboxSettings {
+export interface JailSettings {
   /** The real path of OAH_WORKSPACE_ROOT. */
   workspaceRoot: string;
   /** Host directories no command may see (the data directory); the workspace root is always one. */
@@ -57,7 +57,7 @@ export interface SandboxSettings {
   limits: StepLimits;
   /** OAH_WORKSPACE_MAX_BYTES: each workspace a file system of that size (WorkspaceQuota); null: unbounded. */
   workspaceMaxBytes: number | null;
-  /** Where each sandbox gets a cgroup of its own, capping its memory as a whole (findCgroupHome); null: none. */
+  /** Where each jail gets a cgroup of its own, capping its memory as a whole (findCgroupHome); null: none. */
   cgroups: CgroupHome | null;
   bounds: CommandBounds;
   /** With other hosts that may recover this one's runs: the watchdog kills steps when it lapses. */
@@ -66,12 +66,12 @@ export interface SandboxSettings {
 }
 
 /**
- * The sandbox cannot be made on this host: why, and what to do about it. `configuration`: the
+ * The jail cannot be made on this host: why, and what to do about it. `configuration`: the
  * configuration asks for what cannot be (OAH_SANDBOX_USER), not the host lacks something.
  */
-export class SandboxUnavailable extends Error {
+export class JailUnavailable extends Error {
   constructor(
-    readonly diagnosis: SandboxDiagnosis,
+    readonly diagnosis: JailDiagnosis,
     readonly configuration = false,
   ) {
     super(
@@ -79,7 +79,7 @@ export class SandboxUnavailable extends Error {
         "or set OAH_SHELL=off (no shell steps, hook steps or agent shell tool) or OAH_SHELL=unsafe-host " +
         "(commands unconfined on the host: only on a machine of your own)",
     );
-    this.name = "SandboxUnavailable";
+    this.name = "JailUnavailable";
   }
 }
 
@@ -103,7 +103,7 @@ export function findExecutable(name: string): string | null {
   return null;
 }
 
-/** A tool's real path: the sandbox's own namespaces may cover the directory of a link to it (/tmp). */
+/** A tool's real path: the jail's own namespaces may cover the directory of a link to it (/tmp). */
 function requireExecutable(name: string): string {
   const path = findExecutable(name);
   if (path === null) throw new MissingTool(name);
@@ -124,8 +124,8 @@ const inContainer = (): boolean =>
   process.env.container !== undefined ||
   process.env.KUBERNETES_SERVICE_HOST !== undefined;
 
-/** What the system says about namespaces, with what failed, for diagnoseSandbox. */
-export function sandboxFacts(failure: { missingTool?: string; trialError?: string }): SandboxFacts {
+/** What the system says about namespaces, with what failed, for diagnoseJail. */
+export function jailFacts(failure: { missingTool?: string; trialError?: string }): JailFacts {
   return {
     missingTool: failure.missingTool ?? null,
     maxUserNamespaces: readNumber("/proc/sys/user/max_user_namespaces"),
@@ -145,13 +145,13 @@ function resolveUser(user: string): { uid: number; gid: number } {
   } catch {
     if (/^\d+$/.test(user)) ids = { uid: Number(user), gid: Number(user) };
   }
-  const fail = (cause: string, fix: string) => new SandboxUnavailable({ cause, fix }, true);
+  const fail = (cause: string, fix: string) => new JailUnavailable({ cause, fix }, true);
   if (!ids) throw fail(`OAH_SANDBOX_USER ${user} is not a user of this system`, "name an existing user");
   if (ids.uid === 0) throw fail("OAH_SANDBOX_USER must not be root", "name an unprivileged user (nobody)");
   return ids;
 }
 
-/** The entries of the host's `/`: what the sandbox shows of the system. */
+/** The entries of the host's `/`: what the jail shows of the system. */
 function systemEntries(): SystemEntry[] {
   return readdirSync("/", { withFileTypes: true }).map((entry) =>
     entry.isSymbolicLink()
@@ -178,16 +178,16 @@ function resolvConfPath(): string | null {
 }
 
 /** slirp4netns's resolver, which forwards to the host's. */
-const SANDBOX_RESOLV_CONF = "nameserver 10.0.2.3\n";
+const JAIL_RESOLV_CONF = "nameserver 10.0.2.3\n";
 
 /** The probe's workspace: a name no workspace id can have (ids do not start with a dot). */
 const PROBE_WORKSPACE = ".sandbox-probe";
-/** The longest a result waits for the kernel to end what is left of a sandbox. */
+/** The longest a result waits for the kernel to end what is left of a jail. */
 const NAMESPACE_END_MS = 2_000;
-/** The descriptors a sandboxed command's process gets: the workspace, then bwrap's network handshake, then its files. */
+/** The descriptors a jailed command's process gets: the workspace, then bwrap's network handshake, then its files. */
 const FD = { workspace: 3, info: 4, block: 5, resolvConf: 6 } as const;
 
-/** The host's directories where sockets sit, which every sandbox shows empty: /run, and /var/run unless it leads there. */
+/** The host's directories where sockets sit, which every jail shows empty: /run, and /var/run unless it leads there. */
 function socketDirectories(): string[] {
   try {
     return lstatSync("/var/run").isDirectory() ? ["/run", "/var/run"] : ["/run"];
@@ -204,40 +204,41 @@ function feed(pipe: Writable | undefined, content: string): void {
 }
 
 /**
- * Runs each command of a run in a sandbox of its own (see sandboxArgv): as an
+ * Runs each command of a run in a step jail of its own (bubblewrap, see jailArgv; not to be
+ * confused with `oah-sandbox`, the worker host that runs it): as an
  * unprivileged user, seeing only its workspace (read-write, at /workspace) and the
  * system (read-only), in namespaces that end every process of the command when it
  * ends and when the host dies; with the step watchdog, also when the host stops
- * renewing its lease (frozen, or cut off). With the network on, each sandbox gets a
+ * renewing its lease (frozen, or cut off). With the network on, each jail gets a
  * network namespace of its own, with egress through slirp4netns and no way to the
  * host's own addresses or oah's services.
  */
-export class SandboxedCommands implements CommandRunner {
+export class JailedCommands implements CommandRunner {
   private readonly hidden: readonly string[];
   private readonly emptied = socketDirectories();
   private readonly resolvConf: string | null;
   private readonly cgroups: StepCgroups | null;
 
   private constructor(
-    private readonly settings: SandboxSettings,
-    private readonly tools: SandboxPlan["tools"],
+    private readonly settings: JailSettings,
+    private readonly tools: JailPlan["tools"],
     /** slirp4netns, with the network on. */
     private readonly slirp4netns: string | null,
-    private readonly user: SandboxPlan["user"],
+    private readonly user: JailPlan["user"],
     private readonly watchdog: StepWatchdog | null,
     private readonly quota: WorkspaceQuota | null,
   ) {
     this.hidden = [...new Set([...settings.hidden, settings.workspaceRoot])];
     this.resolvConf = settings.network === "off" ? null : resolvConfPath();
     this.cgroups = settings.cgroups ? new StepCgroups(settings.cgroups, settings.limits) : null;
-    // Those of a host of this machine that died with sandboxes running: nothing else removes them.
+    // Those of a host of this machine that died with jails running: nothing else removes them.
     this.cgroups?.removeAbandoned();
   }
 
-  /** Resolves the tools and the user, then proves with one command that a sandbox can be made here. */
-  static async open(settings: SandboxSettings): Promise<SandboxedCommands> {
+  /** Resolves the tools and the user, then proves with one command that a jail can be made here. */
+  static async open(settings: JailSettings): Promise<JailedCommands> {
     const root = process.getuid?.() === 0;
-    let commands: SandboxedCommands;
+    let commands: JailedCommands;
     try {
       const network = settings.network === "on";
       const tools = {
@@ -264,12 +265,12 @@ export class SandboxedCommands implements CommandRunner {
               mount: tools.mount || requireExecutable("mount"),
               umount: requireExecutable("umount"),
             });
-      commands = new SandboxedCommands(settings, tools, slirp4netns, user, watchdog, quota);
+      commands = new JailedCommands(settings, tools, slirp4netns, user, watchdog, quota);
     } catch (error) {
       if (error instanceof MissingTool)
-        throw new SandboxUnavailable(diagnoseSandbox(sandboxFacts({ missingTool: error.tool })));
+        throw new JailUnavailable(diagnoseJail(jailFacts({ missingTool: error.tool })));
       // The configuration asks for what this host cannot do.
-      if (error instanceof QuotaUnavailable) throw new SandboxUnavailable(error.diagnosis, true);
+      if (error instanceof QuotaUnavailable) throw new JailUnavailable(error.diagnosis, true);
       throw error;
     }
     if (!root) {
@@ -290,15 +291,13 @@ export class SandboxedCommands implements CommandRunner {
       timeoutMs: 10_000,
       signal: new AbortController().signal,
     }).catch((error: Error) => {
-      throw new SandboxUnavailable(diagnoseSandbox(sandboxFacts({ trialError: error.message })));
+      throw new JailUnavailable(diagnoseJail(jailFacts({ trialError: error.message })));
     });
     const expected = `${this.user.uid}\n${this.user.gid}\n`;
     if (result.exitCode !== 0 || result.stdout !== expected) {
       const said = result.stderr.trim() || result.stdout.trim();
       const ended = result.exitCode === null ? `ended by ${result.signal}` : `exited with ${result.exitCode}`;
-      throw new SandboxUnavailable(
-        diagnoseSandbox(sandboxFacts({ trialError: said ? `${said} (${ended})` : ended })),
-      );
+      throw new JailUnavailable(diagnoseJail(jailFacts({ trialError: said ? `${said} (${ended})` : ended })));
     }
   }
 
@@ -313,24 +312,24 @@ export class SandboxedCommands implements CommandRunner {
     const hidden = this.hidden.filter((path) => existsSync(path)).map((path) => realpathSync(path));
     // Descriptors 3, 4, …: the workspace, the network's handshake and resolv.conf, the files.
     const firstFile = network ? FD.resolvConf + 1 : FD.workspace + 1;
-    const resolvConf: SandboxPlan["resolvConf"] = !this.resolvConf
+    const resolvConf: JailPlan["resolvConf"] = !this.resolvConf
       ? null
       : network
         ? { fd: FD.resolvConf, path: this.resolvConf }
         : { host: this.resolvConf };
-    // Opened by the host and handed over: the sandbox user needs no way through the directories above it.
+    // Opened by the host and handed over: the jail user needs no way through the directories above it.
     const workspace = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
     let cgroup: StepCgroup | null = null;
     try {
       cgroup = this.cgroups?.make() ?? null;
-      const { file, args } = sandboxArgv({
+      const { file, args } = jailArgv({
         tools: this.tools,
         user: this.user,
         workspaceFd: FD.workspace,
         system: systemEntries(),
         hidden,
         emptied: this.emptied,
-        sockets: visibleHostSockets([...SANDBOX_OWN_PATHS, ...this.emptied, ...hidden]),
+        sockets: visibleHostSockets([...JAIL_OWN_PATHS, ...this.emptied, ...hidden]),
         network: settings.network,
         refused: network ? refusedAddresses(settings.refusedAddresses) : [],
         networkFds: network ? { info: FD.info, block: FD.block } : undefined,
@@ -347,8 +346,8 @@ export class SandboxedCommands implements CommandRunner {
       ];
       const env = {
         ...request.env,
-        ...Object.fromEntries(files.map((f) => [f.env, `${SANDBOX_FILES}/${f.name}`])),
-        HOME: SANDBOX_WORKSPACE,
+        ...Object.fromEntries(files.map((f) => [f.env, `${JAIL_FILES}/${f.name}`])),
+        HOME: JAIL_WORKSPACE,
       };
       return await runProcess(
         { file, args, cwd: "/", fds },
@@ -364,9 +363,9 @@ export class SandboxedCommands implements CommandRunner {
     }
   }
 
-  /** How one command's sandbox is started, stopped and cleaned up. */
+  /** How one command's jail is started, stopped and cleaned up. */
   private guard(files: readonly CommandFile[], firstFile: number, cgroup: StepCgroup | null): ProcessGuard {
-    let namespace: SandboxNamespace | null = null;
+    let namespace: JailNamespace | null = null;
     let network: UserModeNetwork | null = null;
     let ended = false;
     // What the kernel still has to kill once bwrap's outer process is gone, and the network beside it.
@@ -378,10 +377,10 @@ export class SandboxedCommands implements CommandRunner {
     };
     return {
       started: (child) => {
-        namespace = new SandboxNamespace(child.pid!);
-        // bwrap reads each of these to its end while it builds the sandbox.
+        namespace = new JailNamespace(child.pid!);
+        // bwrap reads each of these to its end while it builds the jail.
         const pipes = child.stdio as unknown as (Writable | undefined)[];
-        if (this.slirp4netns) feed(pipes[FD.resolvConf], this.resolvConf ? SANDBOX_RESOLV_CONF : "");
+        if (this.slirp4netns) feed(pipes[FD.resolvConf], this.resolvConf ? JAIL_RESOLV_CONF : "");
         for (const [i, f] of files.entries()) feed(pipes[firstFile + i], f.content);
         return this.watchdog?.watch(child.pid!) ?? (() => {});
       },
@@ -389,7 +388,7 @@ export class SandboxedCommands implements CommandRunner {
         if (!this.slirp4netns) return;
         const pipes = child.stdio as unknown as (Readable & Writable)[];
         // Each pipe of the handshake is closed once used: the command's result waits for all of them.
-        // bwrap writes its info, in several writes, once the sandbox's first process exists, then
+        // bwrap writes its info, in several writes, once the jail's first process exists, then
         // closes it; one that failed before closes it unwritten. Read to the end: a reader gone
         // early would kill bwrap with SIGPIPE.
         const info = pipes[FD.info]!;
@@ -434,7 +433,7 @@ export class SandboxedCommands implements CommandRunner {
       stop: async (child, exited, graceMs) => {
         const outer = child.pid!;
         // SIGTERM to the command's processes, not to bwrap's own two: the outer one would end
-        // the whole sandbox at once, without the grace period, and its init ignores it.
+        // the whole jail at once, without the grace period, and its init ignores it.
         for (const p of groupMembers(outer) ?? []) {
           if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
         }
@@ -444,7 +443,7 @@ export class SandboxedCommands implements CommandRunner {
         }
         await emptied();
       },
-      // The sandbox ends with its first process: nothing of the command is left once the kernel is done.
+      // The jail ends with its first process: nothing of the command is left once the kernel is done.
       ended: () => emptied(),
       // A step the watchdog killed while this host was frozen: the run stops here, writing nothing.
       beforeResult: () => {

@@ -4,22 +4,22 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import type { OahConfig } from "@oah/config";
 import {
-  diagnoseSandbox,
+  diagnoseJail,
   findCgroupHome,
   findExecutable,
+  JailedCommands,
+  JailUnavailable,
+  jailFacts,
   prepareWorkspaceRoot,
   QuotaUnavailable,
-  SandboxedCommands,
-  SandboxUnavailable,
   StepCgroups,
-  sandboxFacts,
   silentLogger,
   WorkspaceQuota,
 } from "@oah/engine";
 import { type CheckResult, messageOf } from "./check";
 
-/** Whether the configuration runs commands in the sandbox (shell steps, or command hooks). */
-export const needsSandbox = (config: OahConfig): boolean =>
+/** Whether the configuration runs commands in the jail (shell steps, or command hooks). */
+export const needsJail = (config: OahConfig): boolean =>
   config.shell === "on" || (config.shell === "off" && config.hooks.some((h) => h.command));
 
 /** The first line of what a program says of its version, without its build details. */
@@ -38,19 +38,19 @@ function versionOf(path: string, name: string): string {
   }
 }
 
-/** A program the sandbox needs: on PATH, with its version. */
+/** A program the jail needs: on PATH, with its version. */
 export function checkTool(name: string, purpose: string, needed: boolean): CheckResult {
   const path = findExecutable(name);
   const label = `${name} (${purpose})`;
   if (path) return { label, ok: true, needed, detail: `${versionOf(path, name)} at ${path}` };
-  const { cause, fix } = diagnoseSandbox(sandboxFacts({ missingTool: name }));
+  const { cause, fix } = diagnoseJail(jailFacts({ missingTool: name }));
   return { label, ok: false, needed, detail: cause, fix };
 }
 
-/** User namespaces, which every sandbox makes: the kernel's switches, and a trial as the sandbox user. */
+/** User namespaces, which every jail makes: the kernel's switches, and a trial as the jail user. */
 export function checkUserNamespaces(config: OahConfig): CheckResult {
   const label = "user namespaces";
-  const needed = needsSandbox(config);
+  const needed = needsJail(config);
   const unshare = findExecutable("unshare");
   const setpriv = findExecutable("setpriv");
   if (!unshare || !setpriv)
@@ -67,24 +67,24 @@ export function checkUserNamespaces(config: OahConfig): CheckResult {
   let argv = trial;
   if (root) {
     try {
-      const [, , uid, gid] = execFileSync("getent", ["passwd", config.sandbox.user], { encoding: "utf8" })
+      const [, , uid, gid] = execFileSync("getent", ["passwd", config.jail.user], { encoding: "utf8" })
         .trim()
         .split(":");
       argv = [setpriv, `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--", ...trial];
-      as = `the sandbox user ${config.sandbox.user}`;
+      as = `the sandbox user ${config.jail.user}`;
     } catch {
       return {
         label,
         ok: false,
         needed,
-        detail: `OAH_SANDBOX_USER ${config.sandbox.user} is not a user of this system`,
+        detail: `OAH_SANDBOX_USER ${config.jail.user} is not a user of this system`,
         fix: "name an existing unprivileged user in OAH_SANDBOX_USER (nobody)",
       };
     }
   }
   try {
     execFileSync(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
-    const max = sandboxFacts({}).maxUserNamespaces;
+    const max = jailFacts({}).maxUserNamespaces;
     return {
       label,
       ok: true,
@@ -93,7 +93,7 @@ export function checkUserNamespaces(config: OahConfig): CheckResult {
     };
   } catch (error) {
     const said = String((error as { stderr?: unknown }).stderr ?? "").trim() || messageOf(error);
-    const { cause, fix } = diagnoseSandbox(sandboxFacts({ trialError: said }));
+    const { cause, fix } = diagnoseJail(jailFacts({ trialError: said }));
     return { label, ok: false, needed, detail: `${as} may not: ${cause}`, fix };
   }
 }
@@ -113,13 +113,13 @@ function loopbackServer(): Promise<{ port: number; close(): void }> {
 }
 
 /**
- * A trial sandboxed command as the sandbox user, in a trial workspace under the data directory:
+ * A trial jailed command as the jail user, in a trial workspace under the data directory:
  * it must run, see its workspace at /workspace, read nothing of the data directory, and with
  * the network on, not reach this host's loopback.
  */
-export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult> {
+export async function checkTrialJail(config: OahConfig): Promise<CheckResult> {
   const label = "a trial command in the sandbox";
-  const needed = needsSandbox(config);
+  const needed = needsJail(config);
   if (config.shell === "unsafe-host") {
     return {
       label,
@@ -136,13 +136,13 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
     mkdirSync(hidden, { recursive: true });
     writeFileSync(secret, "doctor-secret\n", { mode: 0o644 });
     const workspaceRoot = await prepareWorkspaceRoot(join(trialRoot, "workspaces"));
-    const sandbox = await SandboxedCommands.open({
+    const jailed = await JailedCommands.open({
       workspaceRoot,
       hidden: [hidden],
-      user: config.sandbox.user,
-      network: config.sandbox.network,
+      user: config.jail.user,
+      network: config.jail.network,
       refusedAddresses: [],
-      limits: config.sandbox.limits,
+      limits: config.jail.limits,
       cgroups: findCgroupHome().home,
       // The quota has a check of its own (checkWorkspaceQuota).
       workspaceMaxBytes: null,
@@ -152,7 +152,7 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
     });
     try {
       const loopback = `(exec 3<>/dev/tcp/127.0.0.1/${server.port}) 2>/dev/null && echo loopback-reached || echo loopback-refused`;
-      const result = await sandbox.run({
+      const result = await jailed.run({
         command: `id -un; pwd; cat ${secret} 2>/dev/null; bash -c '${loopback}' 2>/dev/null || true`,
         workspaceDir: join(workspaceRoot, "trial"),
         env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
@@ -163,14 +163,14 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
       const problems = [
         ...(result.stdout.includes("doctor-secret") ? ["it read a file of the data directory"] : []),
         ...(cwd !== "/workspace" ? [`it ran in ${cwd}, not /workspace`] : []),
-        ...(config.sandbox.network !== "host" && rest.includes("loopback-reached")
+        ...(config.jail.network !== "host" && rest.includes("loopback-reached")
           ? ["it reached this host's loopback"]
           : []),
       ];
       const network =
-        config.sandbox.network === "on"
+        config.jail.network === "on"
           ? "network: egress only, not this host's loopback"
-          : config.sandbox.network === "off"
+          : config.jail.network === "off"
             ? "network: none"
             : "network: the host's (OAH_STEP_NETWORK=host)";
       if (problems.length > 0)
@@ -188,13 +188,13 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
         detail: `ran as ${user} in /workspace, saw nothing of ${config.dataDir}; ${network}`,
       };
     } finally {
-      sandbox.close();
+      jailed.close();
     }
   } catch (error) {
     const diagnosis =
-      error instanceof SandboxUnavailable
+      error instanceof JailUnavailable
         ? error.diagnosis
-        : diagnoseSandbox(sandboxFacts({ trialError: messageOf(error) }));
+        : diagnoseJail(jailFacts({ trialError: messageOf(error) }));
     return { label, ok: false, needed, detail: diagnosis.cause, fix: diagnosis.fix };
   } finally {
     server.close();
@@ -204,7 +204,7 @@ export async function checkTrialSandbox(config: OahConfig): Promise<CheckResult>
 }
 
 /**
- * Whether each sandbox gets a cgroup of its own, which caps its memory as a whole (tmpfs
+ * Whether each jail gets a cgroup of its own, which caps its memory as a whole (tmpfs
  * included). Never needed: without one, each process of a command keeps its own limits; advised.
  */
 export function checkStepCgroup(config: OahConfig): CheckResult {
@@ -215,7 +215,7 @@ export function checkStepCgroup(config: OahConfig): CheckResult {
       label,
       ok: true,
       needed: false,
-      detail: new StepCgroups(found.home, config.sandbox.limits).describe(),
+      detail: new StepCgroups(found.home, config.jail.limits).describe(),
     };
   }
   return {
@@ -235,7 +235,7 @@ export function checkStepCgroup(config: OahConfig): CheckResult {
  */
 export async function checkWorkspaceQuota(config: OahConfig): Promise<CheckResult> {
   const label = "workspace quota (OAH_WORKSPACE_MAX_BYTES)";
-  const maxBytes = config.sandbox.workspaceMaxBytes;
+  const maxBytes = config.jail.workspaceMaxBytes;
   if (maxBytes === undefined) {
     return {
       label,
@@ -246,7 +246,7 @@ export async function checkWorkspaceQuota(config: OahConfig): Promise<CheckResul
       fix: "set OAH_WORKSPACE_MAX_BYTES (oah as root), or give OAH_WORKSPACE_ROOT a file system of its own",
     };
   }
-  const needed = needsSandbox(config);
+  const needed = needsJail(config);
   try {
     const root = await prepareWorkspaceRoot(config.workspaceRoot);
     await WorkspaceQuota.open(root, maxBytes, {

@@ -2,16 +2,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { childrenOf, namespaceMembers, pidNamespaceOf } from "./process-table";
 
 const POLL_MS = 2;
-/** How long the search for a sandbox's namespace goes on: bwrap makes it within milliseconds. */
+/** How long the search for a jail's namespace goes on: bwrap makes it within milliseconds. */
 const FIND_MS = 2_000;
 
 /**
- * The pid namespace of one sandbox, found while it runs, so that its end can be awaited.
+ * The pid namespace of one jail, found while it runs, so that its end can be awaited.
  * bwrap's outer process exits as soon as the command's status is known, while the kernel
  * may still be killing what else ran in the namespace (children that escaped the command's
  * group): a result reported before they are gone would let a re-execution overlap them.
  */
-export class SandboxNamespace {
+export class JailNamespace {
   private namespace: string | null = null;
   private searching = true;
 
@@ -34,7 +34,7 @@ export class SandboxNamespace {
     }
   }
 
-  /** Resolves once no process of the sandbox is left, or after `timeoutMs`. */
+  /** Resolves once no process of the jail is left, or after `timeoutMs`. */
   async gone(timeoutMs: number): Promise<void> {
     this.searching = false;
     const { namespace } = this;

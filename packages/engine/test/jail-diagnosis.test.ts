@@ -1,9 +1,9 @@
 // @module-tag unit
 
 import { describe, expect, it } from "vitest";
-import { diagnoseSandbox, type SandboxFacts } from "../src";
+import { diagnoseJail, type JailFacts } from "../src";
 
-const NONE: SandboxFacts = {
+const NONE: JailFacts = {
   missingTool: null,
   maxUserNamespaces: 63_000,
   unprivilegedUsernsClone: null,
@@ -12,8 +12,8 @@ const NONE: SandboxFacts = {
   trialError: "bwrap: setting up uid map: Permission denied",
 };
 
-describe("why a sandbox cannot be made, and the fix", () => {
-  it.each<[string, Partial<SandboxFacts>, RegExp, RegExp]>([
+describe("why a jail cannot be made, and the fix", () => {
+  it.each<[string, Partial<JailFacts>, RegExp, RegExp]>([
     [
       "bubblewrap missing",
       { missingTool: "bwrap" },
@@ -87,7 +87,7 @@ describe("why a sandbox cannot be made, and the fix", () => {
       /npm run doctor/,
     ],
   ])("%s", (_case, facts, cause, fix) => {
-    const diagnosis = diagnoseSandbox({ ...NONE, ...facts });
+    const diagnosis = diagnoseJail({ ...NONE, ...facts });
     expect(diagnosis.cause).toMatch(cause);
     expect(diagnosis.fix).toMatch(fix);
   });

@@ -1,6 +1,6 @@
-/** What a host knows about why it could not make a sandbox: read from the system, then judged by diagnoseSandbox. */
-export interface SandboxFacts {
-  /** A tool the sandbox needs that is not on PATH. */
+/** What a host knows about why it could not make a jail: read from the system, then judged by diagnoseJail. */
+export interface JailFacts {
+  /** A tool the jail needs that is not on PATH. */
   missingTool: string | null;
   /** user.max_user_namespaces; null where the file is absent. */
   maxUserNamespaces: number | null;
@@ -14,13 +14,13 @@ export interface SandboxFacts {
   trialError: string | null;
 }
 
-/** Why commands cannot be sandboxed here, and what to do about it, each one sentence. */
-export interface SandboxDiagnosis {
+/** Why commands cannot be jailed here, and what to do about it, each one sentence. */
+export interface JailDiagnosis {
   cause: string;
   fix: string;
 }
 
-/** The Debian package of each tool the sandbox needs. */
+/** The Debian package of each tool the jail needs. */
 const PACKAGE_OF: Record<string, string> = {
   bwrap: "bubblewrap",
   setpriv: "util-linux",
@@ -39,7 +39,7 @@ const NETWORK_TOOLS = new Set(["slirp4netns", "ip"]);
 const REFUSED = /permission|not permitted|no permissions|EPERM|EACCES/i;
 
 /** Judges the facts: the first cause that explains the failure, with its fix. */
-export function diagnoseSandbox(facts: SandboxFacts): SandboxDiagnosis {
+export function diagnoseJail(facts: JailFacts): JailDiagnosis {
   const tool = facts.missingTool;
   if (tool !== null) {
     const pkg = PACKAGE_OF[tool] ?? tool;

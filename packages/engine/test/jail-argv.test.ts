@@ -2,7 +2,7 @@
 
 import type { StepNetwork } from "@oah/core";
 import { describe, expect, it } from "vitest";
-import { outermost, type SandboxPlan, sandboxArgv } from "../src";
+import { type JailPlan, jailArgv, outermost } from "../src";
 
 const TOOLS = {
   setpriv: "/usr/bin/setpriv",
@@ -17,7 +17,7 @@ const ROOT_HOST = { uid: 65534, gid: 65534, switchUser: true };
 const USER_HOST = { uid: 1000, gid: 1000, switchUser: false };
 const CGROUP = "/sys/fs/cgroup/memory/oah-steps/1-1/cgroup.procs";
 
-const plan = (over: Partial<SandboxPlan> = {}): SandboxPlan => ({
+const plan = (over: Partial<JailPlan> = {}): JailPlan => ({
   tools: TOOLS,
   user: ROOT_HOST,
   workspaceFd: 3,
@@ -54,13 +54,13 @@ function part(argv: string[], program: keyof typeof TOOLS): string[] {
 /** The host's stage: bash -c, its script, its arguments up to setpriv. */
 const stageOf = (argv: string[]) => argv.slice(argv.indexOf(TOOLS.bash), argv.indexOf(TOOLS.setpriv));
 
-const argvOf = (over: Partial<SandboxPlan> = {}) => {
-  const { file, args } = sandboxArgv(plan(over));
+const argvOf = (over: Partial<JailPlan> = {}) => {
+  const { file, args } = jailArgv(plan(over));
   return [file, ...args];
 };
 
-describe("the sandbox's command line", () => {
-  it("a root host: its own mount namespace first, then its stage, the sandbox user for good, bwrap, the limits, the command as one argument", () => {
+describe("the jail's command line", () => {
+  it("a root host: its own mount namespace first, then its stage, the jail user for good, bwrap, the limits, the command as one argument", () => {
     const argv = argvOf();
     expect(argv[0]).toBe(TOOLS.unshare);
     expect(part(argv, "unshare")).toEqual(["--mount", "--propagation", "private", "--net", "--"]);
@@ -148,7 +148,7 @@ describe("the sandbox's command line", () => {
     const at = (...words: string[]) => bwrap.join(" ").indexOf(words.join(" "));
     expect(at("--ro-bind /usr /usr")).toBeGreaterThan(-1);
     expect(at("--symlink usr/bin /bin")).toBeGreaterThan(at("--ro-bind /usr /usr"));
-    // The host's /proc, /tmp, /run and /oah are never shown: the sandbox makes its own.
+    // The host's /proc, /tmp, /run and /oah are never shown: the jail makes its own.
     for (const own of ["/proc /proc", "/tmp /tmp", "/run /run", "/oah /oah"])
       expect(at("--ro-bind", own)).toBe(-1);
     expect(at("--proc /proc")).toBeGreaterThan(at("--symlink usr/bin /bin"));
@@ -168,7 +168,7 @@ describe("the sandbox's command line", () => {
     expect(bwrap.slice(-7)).toEqual(["--chdir", "/workspace", "--info-fd", "4", "--block-fd", "5", "--"]);
   });
 
-  it.each<[StepNetwork, SandboxPlan["resolvConf"], string[], string[]]>([
+  it.each<[StepNetwork, JailPlan["resolvConf"], string[], string[]]>([
     [
       "on",
       { fd: 6, path: "/etc/resolv.conf" },
@@ -203,9 +203,9 @@ describe("the sandbox's command line", () => {
       expect(bwrap).toContain(always);
   });
 
-  it.each<[string, SandboxPlan["resolvConf"], string]>([
+  it.each<[string, JailPlan["resolvConf"], string]>([
     [
-      "writes the sandbox's",
+      "writes the jail's",
       { fd: 6, path: "/run/systemd/resolve/stub-resolv.conf" },
       "--tmpfs /run --dir /run/systemd/resolve --ro-bind-data 6 /run/systemd/resolve/stub-resolv.conf",
     ],
