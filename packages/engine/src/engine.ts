@@ -1,22 +1,25 @@
+import type {
+  ControllerChannel,
+  EventBus,
+  HostLeases,
+  HostOrders,
+  MaintenanceLock,
+  PoolBoard,
+  RunSignalBus,
+  SessionQueue,
+  WorkerRegistry,
+} from "@oah/coordination";
 import {
   type ClaimAheadPolicy,
   type CommandsAvailability,
   DEFAULT_CLAIM_AHEAD,
   type WaitMode,
 } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
 import { BulkJobRunner } from "./bulk/bulk-runner";
 import { BulkService } from "./bulk/bulk-service";
 import { NoCommands } from "./commands/command-runner";
-import type { ControllerChannel } from "./coordination/controller-channel";
-import type { HostLeases } from "./coordination/host-leases";
-import type { HostOrders } from "./coordination/host-orders";
-import type { MaintenanceLock } from "./coordination/maintenance-lock";
-import type { PoolBoard } from "./coordination/pool-board";
-import type { RunSignalBus } from "./coordination/run-signal-bus";
-import type { WorkerRegistry } from "./coordination/worker-registry";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import { HookRunner } from "./hooks/hook-runner";
@@ -38,7 +41,6 @@ import { SessionInspector } from "./service/session-inspector";
 import { StreamService } from "./service/stream-service";
 import { fleetWorkload } from "./service/workload";
 import { Settling } from "./settling";
-import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
 import { notifyingStore } from "./streams/notifying-store";
 import { StreamHub } from "./streams/stream-hub";

@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import type { SessionQueue } from "@oah/queue";
+import type { SessionQueue } from "@oah/coordination";
 
 /**
  * A parked run ended where it waited, outside any execution (cancelled, or past its deadline):

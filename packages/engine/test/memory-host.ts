@@ -1,24 +1,26 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonValue, Run, ScriptInput } from "@oah/contract";
+import {
+  type EventBus,
+  LocalEventBus,
+  LocalHostLeases,
+  LocalHostOrders,
+  LocalRunSignalBus,
+  localMaintenanceLock,
+  MemorySessionQueue,
+} from "@oah/coordination";
 import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus, type WaitMode } from "@oah/core";
-import { MemorySessionQueue } from "@oah/queue";
 import type { Claim, StartResult } from "@oah/store";
 import { MemoryRunStore } from "@oah/store/memory";
 import {
   AgentExecutor,
   createEngine,
   type EngineOptions,
-  type EventBus,
   type EventStreamSettings,
   type ExecutionContext,
   type ExecutionResult,
   type Executor,
-  LocalEventBus,
-  LocalHostLeases,
-  LocalHostOrders,
-  LocalRunSignalBus,
-  localMaintenanceLock,
   type MaintenanceSettings,
   type ModelEndpoint,
   NoCommands,

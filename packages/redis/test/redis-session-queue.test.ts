@@ -1,5 +1,5 @@
+import { sessionQueueContract } from "@oah/coordination/queue-contract";
 import type { FairShare, QueueEntry } from "@oah/core";
-import { sessionQueueContract } from "@oah/queue/contract";
 import {
   createTestRedis,
   newTestPrefix,

@@ -1,30 +1,33 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type OahConfig, usesRedis } from "@oah/config";
-import { type CommandsAvailability, claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
   type ControllerChannel,
-  createEngine,
-  type EngineObservers,
-  type EngineOptions,
   type EventBus,
   type HostLeases,
   type HostOrders,
-  Liveness,
   LocalEventBus,
   LocalHostLeases,
   LocalHostOrders,
   LocalRunSignalBus,
-  type Logger,
   localMaintenanceLock,
   type MaintenanceLock,
+  MemorySessionQueue,
   type PoolBoard,
+  type RunSignalBus,
+  type SessionQueue,
+  type WorkerRegistry,
+} from "@oah/coordination";
+import { type CommandsAvailability, claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
+import {
+  createEngine,
+  type EngineObservers,
+  type EngineOptions,
+  Liveness,
+  type Logger,
   prepareWorkspaceRoot,
   type RunEngine,
-  type RunSignalBus,
-  type WorkerRegistry,
 } from "@oah/engine";
-import { MemorySessionQueue, type SessionQueue } from "@oah/queue";
 import {
   connectRedis,
   type RedisClient,

@@ -1,7 +1,6 @@
-import type { SessionQueue } from "@oah/queue";
+import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import type { BulkChunk, RunStore } from "@oah/store";
 import { sleep } from "../abort";
-import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import { parkedRunEnded } from "../parked-runs";
 import { PeriodicTask } from "../periodic-task";

@@ -1,7 +1,7 @@
 import type { Run, RunSummary } from "@oah/contract";
+import type { EventBus } from "@oah/coordination";
 import type { RunEventType } from "@oah/core";
 import type { Claim, RunOutcome, RunStore, StartResult } from "@oah/store";
-import type { EventBus } from "./event-bus";
 
 /** How many executing runs' sessions are remembered (one host executes far fewer at once). */
 const REMEMBERED_RUNS = 10_000;
