@@ -1,14 +1,4 @@
-import type {
-  ControllerChannel,
-  EventBus,
-  HostLeases,
-  HostOrders,
-  MaintenanceLock,
-  PoolBoard,
-  RunSignalBus,
-  SessionQueue,
-  WorkerRegistry,
-} from "@oah/coordination";
+import type { Backend } from "@oah/coordination";
 import {
   type ClaimAheadPolicy,
   type CommandsAvailability,
@@ -48,36 +38,24 @@ import { StreamHub } from "./streams/stream-hub";
 export interface EngineOptions {
   hostId: string;
   store: RunStore;
-  queue: SessionQueue;
-  signals: RunSignalBus;
-  /** Wakes the event streams of every API process when this process writes events. */
-  events: EventBus;
+  /** The parts this process coordinates through with the others (or alone); the engine does not close it. */
+  backend: Backend;
   /** How the event streams this process serves read the store; DEFAULT_STREAM_SETTINGS by default. */
   streams?: Partial<EventStreamSettings>;
-  maintenanceLock: MaintenanceLock;
-  /** Where the pools of every live host are published; null when this process is the only host. */
-  board: PoolBoard | null;
   executors: ReadonlyMap<string, Executor>;
   /** The configured hooks (OAH_HOOKS); none by default. */
   hooks?: HookRunner;
   logger: Logger;
   observers?: EngineObservers;
   /** This host's worker pool; null serves the API only. */
-  pool: Omit<PoolOptions, "commands"> | null;
+  pool: Omit<PoolOptions, "commands" | "registry" | "board"> | null;
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
   /** Whether this deployment runs commands (OAH_SHELL, and the sandbox this host could make). */
   commands: CommandsAvailability;
-  /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
-  leases: HostLeases;
+  /** How long a host's lease (the runs it executes) lasts once renewed. */
   leaseTtlMs: number;
-  /** The worker leases of every host (with Redis), by which a session lock's holder is known alive; null: one process. */
-  workers: WorkerRegistry | null;
-  /** Where the orders to worker hosts (cordon, drain) are given and read. */
-  orders: HostOrders;
-  /** How the API reaches the fleet's controllers; null without Redis. */
-  controller: ControllerChannel | null;
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
   runTimeoutMs: number;
@@ -119,7 +97,8 @@ export interface RunEngine {
  * and maintenance (on a worker host), their lifecycle, and the service the API calls.
  */
 export function createEngine(options: EngineOptions): RunEngine {
-  const { queue, signals, events, logger, recovery, hostId, leases } = options;
+  const { backend, logger, recovery, hostId } = options;
+  const { queue, signals, events, leases } = backend;
   const store = notifyingStore(options.store, events);
   const observers = options.observers ?? {};
   const host: HostContext = {
@@ -143,7 +122,14 @@ export function createEngine(options: EngineOptions): RunEngine {
     liveness: options.liveness,
     waitMode: options.waitMode ?? "park",
   };
-  const pool = options.pool ? new ElasticPool(host, { ...options.pool, commands: options.commands }) : null;
+  const pool = options.pool
+    ? new ElasticPool(host, {
+        ...options.pool,
+        commands: options.commands,
+        registry: backend.workers,
+        board: backend.board,
+      })
+    : null;
   const bulkJobs =
     options.bulkRunsPerSecond === null
       ? null
@@ -159,12 +145,12 @@ export function createEngine(options: EngineOptions): RunEngine {
   const maintenance = pool
     ? new Maintenance(
         MAINTENANCE_PLUGINS.map((plugin) => plugin({ host, settings: recovery })),
-        options.maintenanceLock,
+        backend.maintenanceLock,
         logger,
         observers,
       )
     : null;
-  const pools: PoolReports = options.board ?? {
+  const pools: PoolReports = backend.board ?? {
     reports: async () => [pool?.report()].filter((r) => r != null),
     history: async () => pool?.history() ?? [],
   };
@@ -187,7 +173,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       heartbeat: new Heartbeat(host, options.heartbeatIntervalMs, pool !== null),
       bulkJobs,
       signals,
-      orders: options.orders,
+      orders: backend.orders,
       orderIntervalMs: options.pool?.scaleIntervalMs ?? 1_000,
       drainTimeoutMs: options.drainTimeoutMs,
       recovery: { store, queue, logger, leases, policy: recovery, by: hostId },
@@ -198,7 +184,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       queue,
       leases,
-      workers: options.workers,
+      workers: backend.workers,
       staleAfterMs: recovery.staleAfterMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       recovery: { policy: recovery, by: hostId },
@@ -206,8 +192,8 @@ export function createEngine(options: EngineOptions): RunEngine {
     }),
     fleet: new FleetService({
       pools,
-      orders: options.orders,
-      controller: options.controller,
+      orders: backend.orders,
+      controller: backend.controller,
       workload: () => fleetWorkload(store, queue),
       logger,
     }),
