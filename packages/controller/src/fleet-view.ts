@@ -1,4 +1,5 @@
 import type { PoolReport } from "@oah/contract";
+import { isHealthyLease, type PoolBoard, type WorkerRegistry } from "@oah/coordination";
 import {
   type FleetHost,
   type FleetSignals,
@@ -6,7 +7,6 @@ import {
   nextHostState,
   type QueuePressure,
 } from "@oah/core";
-import { isHealthyLease, type PoolBoard, type WorkerRegistry } from "@oah/engine";
 
 export interface FleetSources {
   /** The global queue's figures (the same script the pools read). */

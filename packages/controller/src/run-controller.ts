@@ -13,16 +13,7 @@ import {
   usesRedis,
 } from "@oah/config";
 import { PeriodicTask } from "@oah/engine";
-import {
-  connectRedis,
-  type RedisClient,
-  RedisControllerChannel,
-  RedisHostOrders,
-  RedisLeaderLease,
-  RedisPoolBoard,
-  RedisSessionQueue,
-  RedisWorkerRegistry,
-} from "@oah/redis";
+import { connectRedis, type RedisClient, RedisLeaderLease, redisBackend, redisTargetOf } from "@oah/redis";
 import pg from "pg";
 import { pino } from "pino";
 import { createControllerMetrics } from "./controller-metrics";
@@ -71,9 +62,8 @@ function configure(cli: ControllerCli): { base: OahConfig; config: ControllerCon
 async function connect(base: OahConfig): Promise<{ redis: RedisClient; db: pg.Pool }> {
   let redis: RedisClient;
   try {
-    redis = await connectRedis(
-      base.redisUrl ? { url: base.redisUrl } : { clusterNodes: base.redisClusterNodes ?? [] },
-    );
+    // Set: configure refuses a configuration without Redis.
+    redis = await connectRedis(redisTargetOf(base)!);
   } catch (error) {
     exitWith((error as Error).message);
   }
@@ -100,11 +90,8 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
   const prefix = base.redisPrefix;
   const candidateId = `controller-${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
   const lease = new RedisLeaderLease(redis, prefix, candidateId, config.leaseTtlMs);
-  const channel = new RedisControllerChannel(redis, prefix);
-  const orders = new RedisHostOrders(redis, prefix);
-  const queue = new RedisSessionQueue({ redis, prefix, lockTtlMs: base.sessionLockTtlMs });
-  const registry = new RedisWorkerRegistry(redis, prefix);
-  const board = new RedisPoolBoard(redis, prefix);
+  const backend = redisBackend(redis, { prefix, lockTtlMs: base.sessionLockTtlMs });
+  const { controller: channel, orders, queue, workers: registry, board } = backend;
   const target = await parts.createTarget(config, base, logger);
   const controller = new FleetController({
     lease,
@@ -147,8 +134,7 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
       await ticks.stop();
       await controller.stop();
       server.close();
-      await queue.close().catch(() => {});
-      redis.disconnect();
+      await backend.close().catch(() => {});
       await db.end().catch(() => {});
       process.exit(0);
     })();

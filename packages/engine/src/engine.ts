@@ -1,22 +1,15 @@
+import type { Backend } from "@oah/coordination";
 import {
   type ClaimAheadPolicy,
   type CommandsAvailability,
   DEFAULT_CLAIM_AHEAD,
   type WaitMode,
 } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
 import { BulkJobRunner } from "./bulk/bulk-runner";
 import { BulkService } from "./bulk/bulk-service";
 import { NoCommands } from "./commands/command-runner";
-import type { ControllerChannel } from "./coordination/controller-channel";
-import type { HostLeases } from "./coordination/host-leases";
-import type { HostOrders } from "./coordination/host-orders";
-import type { MaintenanceLock } from "./coordination/maintenance-lock";
-import type { PoolBoard } from "./coordination/pool-board";
-import type { RunSignalBus } from "./coordination/run-signal-bus";
-import type { WorkerRegistry } from "./coordination/worker-registry";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
 import { HookRunner } from "./hooks/hook-runner";
@@ -38,7 +31,6 @@ import { SessionInspector } from "./service/session-inspector";
 import { StreamService } from "./service/stream-service";
 import { fleetWorkload } from "./service/workload";
 import { Settling } from "./settling";
-import type { EventBus } from "./streams/event-bus";
 import { DEFAULT_STREAM_SETTINGS, type EventStreamSettings } from "./streams/event-stream";
 import { StreamHub } from "./streams/stream-hub";
 import { HeldWaits } from "./tool-wait";
@@ -46,36 +38,24 @@ import { HeldWaits } from "./tool-wait";
 export interface EngineOptions {
   hostId: string;
   store: RunStore;
-  queue: SessionQueue;
-  signals: RunSignalBus;
-  /** Wakes the event streams of every API process when this process writes events. */
-  events: EventBus;
+  /** The parts this process coordinates through with the others (or alone); the engine does not close it. */
+  backend: Backend;
   /** How the event streams this process serves read the store; DEFAULT_STREAM_SETTINGS by default. */
   streams?: Partial<EventStreamSettings>;
-  maintenanceLock: MaintenanceLock;
-  /** Where the pools of every live host are published; null when this process is the only host. */
-  board: PoolBoard | null;
   executors: ReadonlyMap<string, Executor>;
   /** The configured hooks (OAH_HOOKS); none by default. */
   hooks?: HookRunner;
   logger: Logger;
   observers?: EngineObservers;
   /** This host's worker pool; null serves the API only. */
-  pool: Omit<PoolOptions, "commands"> | null;
+  pool: Omit<PoolOptions, "commands" | "registry" | "board"> | null;
   /** When a slot claims its next session while its run starts; DEFAULT_CLAIM_AHEAD by default. */
   claimAhead?: ClaimAheadPolicy;
   workspaceRoot: string;
   /** Whether this deployment runs commands (OAH_SHELL, and the jail this host could make). */
   commands: CommandsAvailability;
-  /** Where hosts renew their leases (the runs they execute), each for `leaseTtlMs`. */
-  leases: HostLeases;
+  /** How long a host's lease (the runs it executes) lasts once renewed. */
   leaseTtlMs: number;
-  /** The worker leases of every host (with Redis), by which a session lock's holder is known alive; null: one process. */
-  workers: WorkerRegistry | null;
-  /** Where the orders to worker hosts (cordon, drain) are given and read. */
-  orders: HostOrders;
-  /** How the API reaches the fleet's controllers; null without Redis. */
-  controller: ControllerChannel | null;
   /** With other hosts that may recover this one's runs: how long it may execute without renewing its lease. */
   liveness: Liveness | null;
   runTimeoutMs: number;
@@ -121,7 +101,9 @@ export interface RunEngine extends EngineServices {
  * and maintenance (on a worker host), their lifecycle, and the service the API calls.
  */
 export function createEngine(options: EngineOptions): RunEngine {
-  const { store, queue, signals, events, logger, recovery, hostId, leases } = options;
+  const { backend, logger, recovery, hostId } = options;
+  const { queue, signals, events, leases } = backend;
+  const { store } = options;
   // Every write the store commits names its sessions: their streams, in every process, read at once.
   store.announceWrites((sessionIds) => events.publish({ kind: "written", sessionIds }));
   const observers = options.observers ?? {};
@@ -147,7 +129,14 @@ export function createEngine(options: EngineOptions): RunEngine {
     liveness: options.liveness,
     waitMode: options.waitMode ?? "park",
   };
-  const pool = options.pool ? new ElasticPool(host, { ...options.pool, commands: options.commands }) : null;
+  const pool = options.pool
+    ? new ElasticPool(host, {
+        ...options.pool,
+        commands: options.commands,
+        registry: backend.workers,
+        board: backend.board,
+      })
+    : null;
   const bulkJobs =
     options.bulkRunsPerSecond === null
       ? null
@@ -163,12 +152,12 @@ export function createEngine(options: EngineOptions): RunEngine {
   const maintenance = pool
     ? new Maintenance(
         MAINTENANCE_PLUGINS.map((plugin) => plugin({ host, settings: recovery })),
-        options.maintenanceLock,
+        backend.maintenanceLock,
         logger,
         observers,
       )
     : null;
-  const pools: PoolReports = options.board ?? {
+  const pools: PoolReports = backend.board ?? {
     reports: async () => [pool?.report()].filter((r) => r != null),
     history: async () => pool?.history() ?? [],
   };
@@ -191,7 +180,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       heartbeat: new Heartbeat(host, options.heartbeatIntervalMs, pool !== null),
       bulkJobs,
       signals,
-      orders: options.orders,
+      orders: backend.orders,
       orderIntervalMs: options.pool?.scaleIntervalMs ?? 1_000,
       drainTimeoutMs: options.drainTimeoutMs,
       recovery: { store, queue, logger, leases, policy: recovery, by: hostId },
@@ -202,7 +191,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       queue,
       leases,
-      workers: options.workers,
+      workers: backend.workers,
       staleAfterMs: recovery.staleAfterMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       recovery: { policy: recovery, by: hostId },
@@ -210,8 +199,8 @@ export function createEngine(options: EngineOptions): RunEngine {
     }),
     fleet: new FleetService({
       pools,
-      orders: options.orders,
-      controller: options.controller,
+      orders: backend.orders,
+      controller: backend.controller,
       workload: () => fleetWorkload(store, queue),
       logger,
     }),

@@ -1,15 +1,13 @@
+import type { EventBus, HostLeases, SessionQueue } from "@oah/coordination";
 import type { ClaimAheadPolicy, WaitMode } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RunStore } from "@oah/store";
 import type { ActiveRuns } from "./active-runs";
-import type { HostLeases } from "./coordination/host-leases";
 import type { Executor } from "./executors/executor";
 import type { HookRunner } from "./hooks/hook-runner";
 import type { Liveness } from "./liveness";
 import type { Logger } from "./logger";
 import type { EngineObservers } from "./observers";
 import type { Settling } from "./settling";
-import type { EventBus } from "./streams/event-bus";
 import type { HeldWaits } from "./tool-wait";
 
 /**

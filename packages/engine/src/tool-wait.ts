@@ -1,8 +1,7 @@
 import type { Run, ToolResultAccepted } from "@oah/contract";
+import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import { OahError } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { Claim, RunStore } from "@oah/store";
-import type { RunSignalBus } from "./coordination/run-signal-bus";
 import type { HostContext } from "./host-context";
 import type { Logger } from "./logger";
 

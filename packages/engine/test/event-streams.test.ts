@@ -1,9 +1,10 @@
 // @module-tag unit
 
 import type { StreamedEvent } from "@oah/contract";
+import { type EventBus, type EventNote, LocalEventBus } from "@oah/coordination";
 import type { OahError } from "@oah/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type EventBus, type EventNote, LocalEventBus, type StreamItem } from "../src";
+import type { StreamItem } from "../src";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 let host: MemoryHost | undefined;

@@ -1,7 +1,8 @@
 // @module-tag unit
 
+import { localMaintenanceLock, type MaintenanceLock } from "@oah/coordination";
 import { describe, expect, it } from "vitest";
-import { localMaintenanceLock, type MaintenanceLock, silentLogger } from "../src";
+import { silentLogger } from "../src";
 import { Maintenance } from "../src/maintenance/maintenance";
 import { PARKED_TIMEOUT_INTERVAL_MS } from "../src/maintenance/parked-timeouts";
 import type { MaintenanceContext, MaintenanceTask } from "../src/maintenance/task";

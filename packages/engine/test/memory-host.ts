@@ -1,24 +1,18 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonValue, Run, ScriptInput } from "@oah/contract";
+import { type Backend, type EventBus, localBackend } from "@oah/coordination";
 import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus, type WaitMode } from "@oah/core";
-import { MemorySessionQueue } from "@oah/queue";
 import type { RunStore, StartResult } from "@oah/store";
 import { createMemoryStore } from "@oah/testing";
 import {
   AgentExecutor,
   createEngine,
   type EngineOptions,
-  type EventBus,
   type EventStreamSettings,
   type ExecutionContext,
   type ExecutionResult,
   type Executor,
-  LocalEventBus,
-  LocalHostLeases,
-  LocalHostOrders,
-  LocalRunSignalBus,
-  localMaintenanceLock,
   type MaintenanceSettings,
   type ModelEndpoint,
   NoCommands,
@@ -104,7 +98,7 @@ export class RecordingExecutor implements Executor {
 export interface MemoryHostOptions {
   pool?: Partial<EngineOptions["pool"] & object>;
   recovery?: Partial<MaintenanceSettings>;
-  /** The event bus (a local one by default). */
+  /** The event bus, in place of the local backend's. */
   events?: EventBus;
   streams?: Partial<EventStreamSettings>;
   /** The endpoint of model steps and of the agent executor (without its shell tool); none by default. */
@@ -117,17 +111,16 @@ export interface MemoryHostOptions {
 }
 
 /**
- * One engine in this process on the SQL store over SQLite in memory and the in-process queue,
- * with the local leases, signals and maintenance lock of the embedded mode: no database server,
- * no Redis, no child process. The store's clock is the wall clock shifted by `skewMs`.
+ * One engine in this process on the SQL store over SQLite in memory and the local backend of the
+ * embedded mode: no database server, no Redis, no child process. The store's clock is the wall
+ * clock shifted by `skewMs`.
  */
 export function createMemoryHost(options: MemoryHostOptions = {}) {
   let skewMs = 0;
   const store = watched(createMemoryStore({ now: () => Date.now() + skewMs }));
-  const queue = new MemorySessionQueue({ lockTtlMs: 30_000 });
-  const signals = new LocalRunSignalBus();
-  const leases = new LocalHostLeases();
-  const orders = new LocalHostOrders();
+  const local = localBackend({ lockTtlMs: 30_000 });
+  const backend: Backend = options.events ? { ...local, events: options.events } : local;
+  const { queue, events, leases, orders } = backend;
   const model = options.model ?? NO_MODEL;
   const executor = new RecordingExecutor(model);
   const agent = new AgentExecutor({
@@ -136,7 +129,6 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     shellEnv: () => ({}),
     model,
   });
-  const events = options.events ?? new LocalEventBus();
   const hostId = "memory-host";
   const recovery: MaintenanceSettings = {
     strategy: "requeue_running",
@@ -155,19 +147,13 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     hysteresis: { upSampleWindow: 1, downSampleWindow: 1, upCooldownMs: 0, downCooldownMs: 0 },
     scaleIntervalMs: 10,
     processKind: "embedded",
-    registry: null,
-    board: null,
     ...options.pool,
   };
   const engine = createEngine({
     hostId,
     store,
-    queue,
-    signals,
-    events,
+    backend,
     streams: options.streams,
-    maintenanceLock: localMaintenanceLock,
-    board: null,
     executors: new Map<string, Executor>([
       ["script", executor],
       ["agent", agent],
@@ -177,11 +163,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     // Nothing is written there: no step of these runs runs a command.
     workspaceRoot: join(tmpdir(), "oah-memory-host-workspaces"),
     commands: SHELL_OFF.why,
-    leases,
     leaseTtlMs: 30_000,
-    workers: null,
-    orders,
-    controller: null,
     liveness: null,
     runTimeoutMs: 60_000,
     bulkRunsPerSecond: 1_000,
@@ -247,8 +229,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     },
     async stop() {
       await lifecycle.stop();
-      await queue.close();
-      await signals.close();
+      await backend.close();
       await store.close();
     },
   };

@@ -1,9 +1,9 @@
 // @module-tag unit
 
 import type { Run, RunEvent } from "@oah/contract";
+import type { LiveEvent } from "@oah/coordination";
 import { type FakeModel, fakeChunks, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { LiveEvent } from "../src";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 const POLL = { timeout: 5_000 };

@@ -1,9 +1,16 @@
-import { redactUrl } from "@oah/config";
+import { type OahConfig, redactUrl } from "@oah/config";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { RedisClient } from "./client";
 
 /** Which Redis: one server by URL, or a cluster by its nodes. */
 export type RedisTarget = { url: string } | { clusterNodes: { host: string; port: number }[] };
+
+/** The Redis the configuration names: OAH_REDIS_URL, else OAH_REDIS_CLUSTER_NODES; null for none. */
+export function redisTargetOf(config: Pick<OahConfig, "redisUrl" | "redisClusterNodes">): RedisTarget | null {
+  if (config.redisUrl !== undefined) return { url: config.redisUrl };
+  if (config.redisClusterNodes !== undefined) return { clusterNodes: config.redisClusterNodes };
+  return null;
+}
 
 const COMMAND_OPTIONS: RedisOptions = {
   enableOfflineQueue: false,

@@ -1,5 +1,5 @@
 export { type RedisClient, subscriberOf } from "./client";
-export { connectRedis, type RedisTarget } from "./connect";
+export { connectRedis, type RedisTarget, redisTargetOf } from "./connect";
 export { RedisControllerChannel } from "./coordination/controller-channel";
 export { RedisEventBus } from "./coordination/event-bus";
 export { RedisHostLeases } from "./coordination/host-leases";
@@ -10,5 +10,6 @@ export { RedisPoolBoard } from "./coordination/pool-board";
 export { RedisRunSignalBus } from "./coordination/run-signal-bus";
 export { RedisWorkerRegistry } from "./coordination/worker-registry";
 export { type RedisKeys, redisKeys } from "./keys";
+export { type RedisBackend, type RedisBackendOptions, redisBackend } from "./redis-backend";
 export { RedisSessionQueue, type RedisSessionQueueOptions } from "./redis-session-queue";
 export { redisVersion } from "./server-version";

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { DEFAULT_FAIR_SHARE, type FairShare, type QueueEntry, type RunPriority } from "@oah/core";
 import {
   byReadySessions,
   type QueuePressure,
@@ -11,7 +10,8 @@ import {
   type SessionQueueView,
   Waiters,
   type WorkspaceReadySessions,
-} from "@oah/queue";
+} from "@oah/coordination";
+import { DEFAULT_FAIR_SHARE, type FairShare, type QueueEntry, type RunPriority } from "@oah/core";
 import { type RedisClient, subscriberOf } from "./client";
 import { FairShareConfig } from "./fair-share-config";
 import { type RedisKeys, redisKeys } from "./keys";

@@ -1,7 +1,7 @@
 // @module-tag system
 
 import type { ControllerReport, PoolReport, Rollout, WorkerLease } from "@oah/contract";
-import { type EventNote, isHealthyLease, type RunSignal } from "@oah/engine";
+import { type EventNote, isHealthyLease, type RunSignal } from "@oah/coordination";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // @module-tag system
 
+import { sessionQueueContract } from "@oah/coordination/queue-contract";
 import type { FairShare, QueueEntry } from "@oah/core";
-import { sessionQueueContract } from "@oah/queue/contract";
 import {
   createTestRedis,
   newTestPrefix,

@@ -1,43 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type OahConfig, usesRedis } from "@oah/config";
+import { type Backend, localBackend } from "@oah/coordination";
 import { type CommandsAvailability, claimAheadPolicy, DEFAULT_HYSTERESIS } from "@oah/core";
 import {
-  type ControllerChannel,
   createEngine,
   type EngineObservers,
   type EngineOptions,
-  type EventBus,
-  type HostLeases,
-  type HostOrders,
   Liveness,
-  LocalEventBus,
-  LocalHostLeases,
-  LocalHostOrders,
-  LocalRunSignalBus,
   type Logger,
-  localMaintenanceLock,
-  type MaintenanceLock,
-  type PoolBoard,
   prepareWorkspaceRoot,
   type RunEngine,
-  type RunSignalBus,
-  type WorkerRegistry,
 } from "@oah/engine";
-import { MemorySessionQueue, type SessionQueue } from "@oah/queue";
-import {
-  connectRedis,
-  type RedisClient,
-  RedisControllerChannel,
-  RedisEventBus,
-  RedisHostLeases,
-  RedisHostOrders,
-  RedisMaintenanceLock,
-  RedisPoolBoard,
-  RedisRunSignalBus,
-  RedisSessionQueue,
-  RedisWorkerRegistry,
-} from "@oah/redis";
+import { connectRedis, redisBackend, redisTargetOf } from "@oah/redis";
 import { openRunStore, type RunStore, type StoreHandle, sqliteFileFor } from "@oah/store";
 
 import { apiOnlyCommands, type CommandSetup, CommandsUnavailable, openCommands } from "./command-setup";
@@ -61,7 +36,7 @@ export interface Runtime {
   /** What the host's readiness and its start line read of the store. */
   store: Pick<StoreHandle, "dialect" | "ping">;
   hostId: string;
-  queueKind: "in-process" | "redis";
+  queueKind: Backend["kind"];
   /** Whether this deployment runs commands, and if not, why. */
   commands: CommandsAvailability;
   close(): Promise<void>;
@@ -74,12 +49,7 @@ export class RuntimeError extends Error {}
 export const newHostId = (role: HostRole): string =>
   `${role === "sandbox" ? "sandbox" : "api"}-${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
 
-function poolOptions(
-  config: OahConfig,
-  role: HostRole,
-  registry: WorkerRegistry | null,
-  board: PoolBoard | null,
-): EngineOptions["pool"] {
+function poolOptions(config: OahConfig, role: HostRole): EngineOptions["pool"] {
   if (role === "api-only") return null;
   const p = config.pool;
   return {
@@ -100,9 +70,20 @@ function poolOptions(
     },
     scaleIntervalMs: p.scaleIntervalMs,
     processKind: role === "sandbox" ? "standalone" : "embedded",
-    registry,
-    board,
   };
+}
+
+/**
+ * What this process coordinates through (docs/spec.md §2): Redis, shared with the other processes,
+ * when the configuration names one; else its own parts, in memory, and then it must be the
+ * only process on its store.
+ */
+async function openBackend(config: OahConfig, store: RunStore): Promise<Backend> {
+  const parts = { lockTtlMs: config.sessionLockTtlMs, fairShare: config.fairShare };
+  const redis = redisTargetOf(config);
+  if (redis) return redisBackend(await connectRedis(redis), { ...parts, prefix: config.redisPrefix });
+  await store.acquireExclusiveUse();
+  return localBackend(parts);
 }
 
 /**
@@ -130,20 +111,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const kind = config.databaseUrl ? "PostgreSQL" : "SQLite";
     throw new RuntimeError(`cannot open the run store (${kind}): ${(error as Error).message}`);
   }
-  let redis: RedisClient | null = null;
+  let backend: Backend;
   try {
-    if (config.redisUrl) redis = await connectRedis({ url: config.redisUrl });
-    else if (config.redisClusterNodes) redis = await connectRedis({ clusterNodes: config.redisClusterNodes });
-    else await store.acquireExclusiveUse();
+    backend = await openBackend(config, store);
   } catch (error) {
     await store.close();
     throw new RuntimeError((error as Error).message);
   }
 
   const hostId = config.hostId ?? newHostId(role);
-  // With other hosts that may take over this one's runs, it may execute only while its lease is fresh.
+  // Other processes coordinate through it: they may take over this host's runs.
+  const shared = backend.kind !== "in-process";
+  // So this host may execute only while its lease is fresh.
   const liveness =
-    redis && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
+    shared && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
   let commands: CommandSetup = apiOnlyCommands(config);
   let workspaceRoot = config.workspaceRoot;
   if (role !== "api-only") {
@@ -155,7 +136,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
       commands = await openCommands(config, role, workspaceRoot, liveness, logger);
     } catch (error) {
-      redis?.disconnect();
+      await backend.close();
       await store.close();
       throw error instanceof CommandsUnavailable ? new RuntimeError(error.message) : error;
     }
@@ -165,55 +146,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     config.databaseUrl && role !== "api-only"
       ? openLocalJournal(sqliteFileFor(config.dataDir), hostId, logger)
       : {};
-  let queue: SessionQueue;
-  let signals: RunSignalBus;
-  let events: EventBus;
-  let maintenanceLock: MaintenanceLock = localMaintenanceLock;
-  let board: PoolBoard | null = null;
-  let registry: WorkerRegistry | null = null;
-  let leases: HostLeases = new LocalHostLeases();
-  let orders: HostOrders = new LocalHostOrders();
-  let controller: ControllerChannel | null = null;
-  if (redis) {
-    orders = new RedisHostOrders(redis, config.redisPrefix);
-    controller = new RedisControllerChannel(redis, config.redisPrefix);
-    leases = new RedisHostLeases(redis, config.redisPrefix);
-    queue = new RedisSessionQueue({
-      redis,
-      prefix: config.redisPrefix,
-      lockTtlMs: config.sessionLockTtlMs,
-      fairShare: config.fairShare,
-    });
-    signals = new RedisRunSignalBus(redis, config.redisPrefix);
-    events = new RedisEventBus(redis, config.redisPrefix);
-    maintenanceLock = new RedisMaintenanceLock(redis, config.redisPrefix);
-    board = new RedisPoolBoard(redis, config.redisPrefix);
-    registry = new RedisWorkerRegistry(redis, config.redisPrefix);
-  } else {
-    queue = new MemorySessionQueue({ lockTtlMs: config.sessionLockTtlMs, fairShare: config.fairShare });
-    signals = new LocalRunSignalBus();
-    events = new LocalEventBus();
-  }
   const engine = createEngine({
     hostId,
     store,
-    queue,
-    signals,
-    events,
-    maintenanceLock,
-    board,
+    backend,
     executors: createExecutors(config, commands.runs),
     hooks: createHookRunner(config, commands.hooks),
     logger,
     observers: combineObservers(options.observers ?? {}, journal),
-    pool: poolOptions(config, role, registry, board),
+    pool: poolOptions(config, role),
     workspaceRoot,
     commands: commands.availability,
-    leases,
     leaseTtlMs: config.sessionLockTtlMs,
-    workers: registry,
-    orders,
-    controller,
     liveness,
     runTimeoutMs: config.runTimeoutMs,
     // The API processes work the bulk jobs; worker hosts keep to runs.
@@ -222,12 +166,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     waitMode: config.waitMode,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.
-    claimAhead: claimAheadPolicy(redis ? config.claimAheadRunMs : 0),
+    claimAhead: claimAheadPolicy(shared ? config.claimAheadRunMs : 0),
     drainTimeoutMs: config.drainTimeoutMs,
     recovery: {
       strategy: config.recoveryStrategy,
       maxAttempts: config.recoveryMaxAttempts,
-      exclusiveOwner: redis === null,
+      exclusiveOwner: !shared,
       staleAfterMs: config.staleRunAfterMs,
       scanIntervalMs: config.recoveryScanIntervalMs,
       auditRetentionMs: config.auditRetentionDays * 86_400_000,
@@ -237,14 +181,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     engine,
     store,
     hostId,
-    queueKind: redis ? "redis" : "in-process",
+    queueKind: backend.kind,
     commands: commands.availability,
     close: async () => {
       commands.close();
-      await queue.close();
-      await signals.close();
-      await events.close();
-      redis?.disconnect();
+      await backend.close();
       await store.close();
     },
   };

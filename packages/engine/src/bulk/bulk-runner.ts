@@ -1,7 +1,6 @@
-import type { SessionQueue } from "@oah/queue";
+import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import type { BulkChunk, BulkJobStore } from "@oah/store";
 import { sleep } from "../abort";
-import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import { PeriodicTask } from "../periodic-task";
 import { parkedRunsEnded } from "../tool-wait";

@@ -1,9 +1,7 @@
 import type { Run } from "@oah/contract";
+import type { HostLeases, SessionQueue, SessionQueueView, WorkerRegistry } from "@oah/coordination";
 import { hostOfWorker, JAM_KINDS, type JamKind, jamsOf, type QueueEntry } from "@oah/core";
-import type { SessionQueue, SessionQueueView } from "@oah/queue";
 import type { RecoveryStore } from "@oah/store";
-import type { HostLeases } from "../coordination/host-leases";
-import type { WorkerRegistry } from "../coordination/worker-registry";
 import { findLongAwaiting, sessionsOf } from "./lost-runs";
 
 /** What the jam scan reads, and the settings it judges by. */

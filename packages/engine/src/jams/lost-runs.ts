@@ -1,5 +1,5 @@
+import type { SessionQueue } from "@oah/coordination";
 import type { QueueEntry } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RecoveryStore } from "@oah/store";
 
 /** The runs the store says await a slot and have waited long: those the queue lost, and the others. */

@@ -1,7 +1,6 @@
+import type { HostOrders, RunSignalBus } from "@oah/coordination";
 import type { HostState } from "@oah/core";
 import type { BulkJobRunner } from "../bulk/bulk-runner";
-import type { HostOrders } from "../coordination/host-orders";
-import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Heartbeat } from "../heartbeat";
 import type { HostContext } from "../host-context";
 import type { Maintenance } from "../maintenance/maintenance";

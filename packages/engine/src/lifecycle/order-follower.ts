@@ -1,5 +1,5 @@
+import type { HostOrders } from "@oah/coordination";
 import { type HostState, nextHostState } from "@oah/core";
-import type { HostOrders } from "../coordination/host-orders";
 import { PeriodicTask } from "../periodic-task";
 import type { ElasticPool } from "../pool/elastic-pool";
 import type { RecoveryOptions } from "../recovery/recover-stale-runs";

@@ -1,4 +1,4 @@
-import type { MaintenanceLock } from "../coordination/maintenance-lock";
+import type { MaintenanceLock } from "@oah/coordination";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import type { MaintenanceTask } from "./task";

@@ -6,6 +6,8 @@ import type {
   ProcessKind,
   WorkerLease,
 } from "@oah/contract";
+import type { PoolBoard } from "@oah/coordination";
+import { isHealthyLease, type WorkerRegistry } from "@oah/coordination";
 import {
   type CommandsAvailability,
   type HostState,
@@ -22,8 +24,6 @@ import {
   suggestPoolSize,
   workerIdOf,
 } from "@oah/core";
-import type { PoolBoard } from "../coordination/pool-board";
-import { isHealthyLease, type WorkerRegistry } from "../coordination/worker-registry";
 import type { HostContext } from "../host-context";
 import { PeriodicTask } from "../periodic-task";
 import { Worker, type WorkerHost } from "../worker/worker";

@@ -1,5 +1,5 @@
 import type { PoolReport, PoolSample, PoolSnapshot } from "@oah/contract";
-import type { PoolBoard } from "../coordination/pool-board";
+import type { PoolBoard } from "@oah/coordination";
 
 export interface PoolPublishingSettings {
   hostId: string;

@@ -1,8 +1,7 @@
 import type { Run } from "@oah/contract";
+import type { HostLeases, SessionQueue } from "@oah/coordination";
 import { decideStaleRunRecovery, hostOfWorker, type RecoveryPolicy, type StaleRunAction } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RecoveryStore } from "@oah/store";
-import type { HostLeases } from "../coordination/host-leases";
 import type { Logger } from "../logger";
 
 export interface RecoveryOptions {

@@ -1,8 +1,7 @@
 import type { FleetWorkload, HostOrderAccepted, PoolOverview, Rollout, RolloutInput } from "@oah/contract";
+import type { ControllerChannel, HostOrders } from "@oah/coordination";
 import { type HostOrder, OahError, ORDERED_STATE } from "@oah/core";
 import { newRolloutId } from "@oah/core/run-id";
-import type { ControllerChannel } from "../coordination/controller-channel";
-import type { HostOrders } from "../coordination/host-orders";
 import type { Logger } from "../logger";
 import { type PoolReports, poolOverview } from "./pool-overview";
 

@@ -18,6 +18,7 @@ import type {
   ToolResultAccepted,
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
+import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import {
   type ApiErrorCode,
   batchRefusal,
@@ -26,9 +27,7 @@ import {
   type QueueEntry,
 } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
-import type { SessionQueue } from "@oah/queue";
 import type { RunReads, SubmissionStore } from "@oah/store";
-import type { RunSignalBus } from "../coordination/run-signal-bus";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import { deliverToolResult, parkedRunsEnded } from "../tool-wait";

@@ -1,6 +1,6 @@
 import type { CancelQueuedResult, InspectedRun, Run, SessionInspection } from "@oah/contract";
+import type { SessionQueue } from "@oah/coordination";
 import { hostOfWorker, isActive, isTerminal, OahError } from "@oah/core";
-import type { SessionQueue } from "@oah/queue";
 import type { RecoveryStore, RunReads } from "@oah/store";
 import type { RunService } from "./run-service";
 

@@ -1,5 +1,5 @@
 import type { FleetWorkload, WorkspaceLoad } from "@oah/contract";
-import type { SessionQueue } from "@oah/queue";
+import type { SessionQueue } from "@oah/coordination";
 import type { RunReads } from "@oah/store";
 
 /** The most workspaces the report lists: it reads a bounded part of the queue, never all of it. */

@@ -1,4 +1,4 @@
-import type { EventBus, EventNote, LiveEvent } from "./event-bus";
+import type { EventBus, EventNote, LiveEvent } from "@oah/coordination";
 
 export interface SessionWatcher {
   /** Events of the session were written: read the store. */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
+import type { SessionClaim } from "@oah/coordination";
 import type { StepKind } from "@oah/core";
-import type { SessionClaim } from "@oah/queue";
 import type { Claim, ParkedExecution } from "@oah/store";
 import { abortReasonOf } from "../abort";
 import type { ExecutionContext, RunJournal } from "../executors/executor";

@@ -1,4 +1,4 @@
-import type { SessionClaim } from "@oah/queue";
+import type { SessionClaim } from "@oah/coordination";
 import type { HostContext } from "../host-context";
 
 /** What a claim ahead uses of its host. */

@@ -1,5 +1,5 @@
 import type { Run, RunSummary } from "@oah/contract";
-import type { SessionClaim } from "@oah/queue";
+import type { SessionClaim } from "@oah/coordination";
 import type { Claim, RunOutcome } from "@oah/store";
 import { type AbortReason, sleep } from "../abort";
 import type { HookTarget } from "../hooks/hook-runner";

@@ -1,6 +1,6 @@
 import type { WorkerState } from "@oah/contract";
+import type { SessionClaim } from "@oah/coordination";
 import { shouldClaimAhead } from "@oah/core";
-import type { SessionClaim } from "@oah/queue";
 import type { StartResult } from "@oah/store";
 import { sleep } from "../abort";
 import type { HostContext } from "../host-context";

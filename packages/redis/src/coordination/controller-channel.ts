@@ -1,5 +1,5 @@
 import type { ControllerReport, Rollout } from "@oah/contract";
-import type { ControllerChannel } from "@oah/engine";
+import type { ControllerChannel } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 import { defineScripts, type ScriptedRedis } from "../scripts";

@@ -1,4 +1,4 @@
-import type { EventBus, EventNote } from "@oah/engine";
+import type { EventBus, EventNote } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { redisKeys } from "../keys";
 import { PubSubChannel } from "./pubsub-channel";

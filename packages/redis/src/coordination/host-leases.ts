@@ -1,4 +1,4 @@
-import type { HostLeases } from "@oah/engine";
+import type { HostLeases } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 

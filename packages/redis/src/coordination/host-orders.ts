@@ -1,5 +1,5 @@
+import type { HostOrders } from "@oah/coordination";
 import { HOST_ORDERS, type HostOrder } from "@oah/core";
-import type { HostOrders } from "@oah/engine";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 import { defineScripts, type ScriptedRedis } from "../scripts";

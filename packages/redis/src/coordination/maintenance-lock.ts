@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { MaintenanceLock } from "@oah/engine";
+import type { MaintenanceLock } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 import { defineScripts, type ScriptedRedis } from "../scripts";

@@ -1,5 +1,5 @@
 import type { PoolReport, PoolSample } from "@oah/contract";
-import type { PoolBoard } from "@oah/engine";
+import type { PoolBoard } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 

@@ -1,4 +1,4 @@
-import type { RunSignal, RunSignalBus } from "@oah/engine";
+import type { RunSignal, RunSignalBus } from "@oah/coordination";
 import type { RedisClient } from "../client";
 import { redisKeys } from "../keys";
 import { PubSubChannel } from "./pubsub-channel";

@@ -1,6 +1,6 @@
 import type { WorkerLease } from "@oah/contract";
+import type { WorkerRegistry } from "@oah/coordination";
 import { hostOfWorker } from "@oah/core";
-import type { WorkerRegistry } from "@oah/engine";
 import type { RedisClient } from "../client";
 import { type RedisKeys, redisKeys } from "../keys";
 

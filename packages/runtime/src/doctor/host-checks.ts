@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import type { OahConfig } from "@oah/config";
-import { redisVersion } from "@oah/redis";
+import { redisTargetOf, redisVersion } from "@oah/redis";
 import { postgresVersion } from "@oah/store";
 import { type CheckResult, messageOf } from "./check";
 
@@ -82,11 +82,7 @@ export function checkPort(label: string, host: string, port: number, variable: s
 
 /** Redis, when the configuration names one: it answers, with its version. */
 export async function checkRedis(config: OahConfig): Promise<CheckResult | null> {
-  const target = config.redisUrl
-    ? { url: config.redisUrl }
-    : config.redisClusterNodes
-      ? { clusterNodes: config.redisClusterNodes }
-      : null;
+  const target = redisTargetOf(config);
   if (!target) return null;
   try {
     return {

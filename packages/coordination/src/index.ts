@@ -1,0 +1,15 @@
+export type { QueuePressure } from "@oah/core";
+export type { Backend } from "./backend";
+export type { ControllerChannel } from "./controller-channel";
+export { type EventBus, type EventNote, type LiveEvent, LocalEventBus } from "./event-bus";
+export { type HostLeases, LocalHostLeases } from "./host-leases";
+export { type HostOrders, LocalHostOrders } from "./host-orders";
+export { type LocalBackendOptions, localBackend } from "./local-backend";
+export { localMaintenanceLock, type MaintenanceLock } from "./maintenance-lock";
+export { MemorySessionQueue, type MemorySessionQueueOptions } from "./memory-session-queue";
+export type { PoolBoard } from "./pool-board";
+export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./run-signal-bus";
+export type * from "./session-queue";
+export { Waiters } from "./waiters";
+export { isHealthyLease, type WorkerRegistry } from "./worker-registry";
+export { byReadySessions, type WorkspaceReadySessions } from "./workspace-ready";
