@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { describe, expect, it } from "vitest";
 import { type EventNote, localBackend, type RunSignal } from "../src";
 import { backendContract } from "./backend.contract";

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import type { WorkerState } from "@oah/contract";
 import {
   DEFAULT_POOL_SIZING,

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 

@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { STEP_TYPES } from "@oah/contract";
 import { describe, expect, it } from "vitest";
 import { STEP_HANDLERS } from "../src/executors/script/script-executor";

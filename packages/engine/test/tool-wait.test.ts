@@ -1,3 +1,5 @@
+// @module-tag unit
+
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryHost, GATE, type MemoryHost } from "./memory-host";
 

@@ -1,3 +1,5 @@
+// @module-tag system
+
 import { randomBytes } from "node:crypto";
 import { backendContract } from "@oah/coordination/backend-contract";
 import { createTestRedis, type TestRedis, waitFor } from "@oah/testing";

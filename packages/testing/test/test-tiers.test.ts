@@ -33,7 +33,7 @@ describe("the test tiers", () => {
         "packages/controller",
         "packages/core",
         "packages/engine",
-        "packages/queue",
+        "packages/coordination",
         "packages/redis",
         "packages/store",
         "packages/testing",

@@ -84,7 +84,7 @@ export async function finishRun(
 }
 
 /**
- * Ends runs: every terminal status is reached from an active one (SPEC §4), and
+ * Ends runs: every terminal status is reached from an active one (docs/spec.md §4), and
  * only by the claim that started the run. Returns the runs' summaries: the host
  * reads no more of an ended run, and a run's input can be large.
  */
