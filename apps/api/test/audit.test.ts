@@ -3,9 +3,8 @@
 import type { AuditPage } from "@oah/contract";
 import type { Role } from "@oah/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, startApi } from "./support";
+import { type ApiUnderTest, callAs, namedToken, startApi } from "./support";
 
-const token = (name: string) => `${name}-token-0123456789abcdefghijklmnop`;
 const TOKENS: { name: string; role: Role }[] = [
   { name: "ci", role: "submitter" },
   { name: "alice", role: "operator" },
@@ -17,29 +16,14 @@ const PER_MINUTE = 60;
 
 describe("the audit log of operator actions", () => {
   let t: ApiUnderTest;
-  const call = async (as: string, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${t.api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token(as)}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return {
-      status: response.status,
-      retryAfter: response.headers.get("retry-after"),
-      bytes: text.length,
-      body: JSON.parse(text) as Record<string, unknown>,
-    };
-  };
+  const call = (as: string, method: string, path: string, body?: unknown) =>
+    callAs(t.api.url, as, method, path, body);
   const audit = async (query = "") =>
     (await call("vera", "GET", `/api/v1/audit${query}`)).body as unknown as AuditPage;
 
   beforeAll(async () => {
     t = await startApi("sqlite", {
-      OAH_API_TOKENS: JSON.stringify(TOKENS.map((x) => ({ ...x, token: token(x.name) }))),
+      OAH_API_TOKENS: JSON.stringify(TOKENS.map((x) => ({ ...x, token: namedToken(x.name) }))),
       // Room for a megabyte of parameters: what the log keeps of them is the question.
       OAH_MAX_BODY_BYTES: String(4 * 1_048_576),
     });
@@ -112,7 +96,7 @@ describe("the audit log of operator actions", () => {
     expect(refused.body).toMatchObject({ error: { code: "invalid_request" } });
     const signIn = await fetch(`${t.api.url}/trpc/auth.signIn`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token("alice")}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${namedToken("alice")}`, "content-type": "application/json" },
       body: JSON.stringify({ note: megabyte }),
     });
     expect(signIn.status).toBe(200);
@@ -142,7 +126,7 @@ describe("the audit log of operator actions", () => {
     // Over tRPC alike.
     const overTrpc = await fetch(`${t.api.url}/trpc/fleet.cordon`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token("bot")}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${namedToken("bot")}`, "content-type": "application/json" },
       body: JSON.stringify({ hostId: "bot-host-trpc" }),
     });
     expect(overTrpc.status).toBe(429);

@@ -65,3 +65,39 @@ export async function startApi(
   connect();
   return self;
 }
+
+/** The token of a named test token: `${name}-token-…`, long enough for OAH_API_TOKENS. */
+export const namedToken = (name: string) => `${name}-token-0123456789abcdefghijklmnop`;
+
+export interface NamedCallAnswer<T> {
+  status: number;
+  retryAfter: string | null;
+  /** The answer's length in characters. */
+  bytes: number;
+  body: T;
+}
+
+/** One HTTP call to `url` with the named token `as` (see namedToken), a JSON body if any. */
+export async function callAs<T = Record<string, unknown>>(
+  url: string,
+  as: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<NamedCallAnswer<T>> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${namedToken(as)}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    bytes: text.length,
+    body: JSON.parse(text) as T,
+  };
+}

@@ -3,9 +3,8 @@
 import type { BulkJob, Run, RunEvent } from "@oah/contract";
 import { waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, startApi } from "./support";
+import { type ApiUnderTest, callAs, namedToken, startApi } from "./support";
 
-const token = (name: string) => `${name}-token-0123456789abcdefghijklmnop`;
 const PARKED = { input: { steps: [{ type: "wait_tool", name: "never" }] } };
 
 /**
@@ -15,17 +14,8 @@ const PARKED = { input: { steps: [{ type: "wait_tool", name: "never" }] } };
 describe("who asked for a requeue or a bulk job", () => {
   let t: ApiUnderTest;
   /** A call by the operator olga; `as` another token. */
-  const call = async <T>(method: string, path: string, body?: unknown, as = "olga") => {
-    const response = await fetch(`${t.api.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token(as)}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const call = <T>(method: string, path: string, body?: unknown, as = "olga") =>
+    callAs<T>(t.api.url, as, method, path, body);
   /** A run of its own session, cancelled where it waited: a requeue with includeCancelled takes it. */
   const cancelledRun = async (sessionId: string) => {
     const { run } = (await call<{ run: Run }>("POST", `/api/v1/sessions/${sessionId}/runs`, PARKED, "ci"))
@@ -56,7 +46,7 @@ describe("who asked for a requeue or a bulk job", () => {
       { name: "ci", role: "submitter" },
     ];
     t = await startApi("sqlite", {
-      OAH_API_TOKENS: JSON.stringify(tokens.map((x) => ({ ...x, token: token(x.name) }))),
+      OAH_API_TOKENS: JSON.stringify(tokens.map((x) => ({ ...x, token: namedToken(x.name) }))),
     });
   });
   afterAll(() => t?.dispose());

@@ -1,13 +1,5 @@
-import type { PoolSnapshot, ProcessKind, WorkerState } from "@oah/contract";
-import type {
-  CommandsAvailability,
-  HostState,
-  PoolGlobalSignals,
-  PoolSuggestion,
-  QueuePressure,
-  Rebalance,
-  RebalanceReason,
-} from "@oah/core";
+import type { PoolSnapshot, WorkerState } from "@oah/contract";
+import type { HostState, PoolGlobalSignals, PoolSuggestion, Rebalance } from "@oah/core";
 
 /** What the snapshot reads of one worker of the pool. */
 export interface WorkerFacts {
@@ -19,16 +11,23 @@ export interface WorkerFacts {
 }
 
 /** Everything one tick of a pool knows, from which its snapshot is made. */
-export interface PoolFacts {
-  hostId: string;
-  processKind: ProcessKind;
+export interface PoolFacts
+  extends Pick<
+    PoolSnapshot,
+    | "hostId"
+    | "processKind"
+    | "commands"
+    | "at"
+    | "intervalMs"
+    | "min"
+    | "max"
+    | "pressure"
+    | "queueWaitP50Ms"
+    | "queueWaitP95Ms"
+    | "lastRebalanceAt"
+    | "lastRebalanceReason"
+  > {
   hostState: HostState;
-  commands: CommandsAvailability;
-  at: number;
-  intervalMs: number;
-  min: number;
-  max: number;
-  pressure: QueuePressure;
   /** The registry's figures of every host; null without one. */
   global: PoolGlobalSignals | null;
   suggestion: PoolSuggestion;
@@ -36,10 +35,6 @@ export interface PoolFacts {
   step: Rebalance;
   /** The pool's workers once this tick's sizing is applied, oldest first. */
   workers: readonly WorkerFacts[];
-  queueWaitP50Ms: number | null;
-  queueWaitP95Ms: number | null;
-  lastRebalanceAt: number | null;
-  lastRebalanceReason: RebalanceReason | null;
 }
 
 /**
