@@ -36,6 +36,8 @@ export interface Run {
   recoveryState: RecoveryState | null;
   /** While `waiting_tool`: the name of the tool whose result the run waits for. */
   waitingTool: string | null;
+  /** Made by a fork (docs/spec.md §7): the run whose checkpoint before `stepId` it goes on from. */
+  forkedFrom: { runId: string; stepId: number } | null;
   metadata: RunMetadata;
 }
 

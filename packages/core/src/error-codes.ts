@@ -15,6 +15,9 @@ export const RUN_ERROR_CODES = [
   "commands_unavailable",
   // The run's workspace does not resolve to a directory under OAH_WORKSPACE_ROOT.
   "workspace_invalid",
+  // A command was in flight when its execution died, and its policy (onInterrupt: fail) leaves the
+  // decision to a person: recovery quarantined the run (docs/spec.md §7).
+  "step_interrupted",
 ] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 
@@ -39,6 +42,7 @@ export const API_ERROR_STATUS = {
   forbidden_origin: 403,
   forbidden: 403,
   run_not_found: 404,
+  step_not_found: 404,
   session_not_found: 404,
   not_found: 404,
   host_not_found: 404,

@@ -15,6 +15,8 @@ export const RECOVERY_REASONS = [
   "waiting_tool_manual_resume_required",
   "requeue_unavailable",
   "session_missing",
+  // A command in flight when its execution died, whose policy says a person decides (onInterrupt: fail).
+  "step_interrupted",
 ] as const;
 export type RecoveryReason = (typeof RECOVERY_REASONS)[number];
 
@@ -57,6 +59,10 @@ export interface RecoveryPolicy {
   maxAttempts: number;
 }
 
+/** What a command does when the execution running it dies (docs/spec.md §7): run again, or wait for a person. */
+export const ON_INTERRUPT = ["rerun", "fail"] as const;
+export type OnInterrupt = (typeof ON_INTERRUPT)[number];
+
 export interface StaleRunFacts {
   status: ActiveStatus;
   /** Automatic requeues so far (`metadata.recoveryAttempts`). */
@@ -70,6 +76,13 @@ export interface StaleRunFacts {
   executionAlive: boolean;
   hasSession: boolean;
   queueAvailable: boolean;
+  /**
+   * A waiting run's next attempt can go on into the same wait: the run has a checkpoint to resume
+   * from. Always true of a running run (one without a checkpoint starts from its first step).
+   */
+  resumable: boolean;
+  /** The command that was in flight when the execution died, by its policy; null: none was. */
+  interrupted: OnInterrupt | null;
 }
 
 /** What recovery records on a run it requeues or fails (`metadata.recovery`). */
@@ -94,9 +107,11 @@ export function decideStaleRunRecovery(facts: StaleRunFacts, policy: RecoveryPol
   if (facts.executionAlive) return { action: "wait" };
   if (facts.cancelRequested) return { action: "cancel" };
   if (policy.strategy === "fail") return { action: "fail", state: "failed", reason: "fail_closed" };
-  if (facts.status === "waiting_tool" && policy.strategy === "requeue_running") {
+  if (facts.status === "waiting_tool" && !facts.resumable) {
     return { action: "fail", state: "quarantined", reason: "waiting_tool_manual_resume_required" };
   }
+  if (facts.interrupted === "fail")
+    return { action: "fail", state: "quarantined", reason: "step_interrupted" };
   if (!facts.queueAvailable) return { action: "fail", state: "quarantined", reason: "requeue_unavailable" };
   if (!facts.hasSession) return { action: "fail", state: "quarantined", reason: "session_missing" };
   if (facts.recoveryAttempts >= policy.maxAttempts) {

@@ -5,6 +5,7 @@ import {
   type ActiveStatus,
   checkManualRequeue,
   decideStaleRunRecovery,
+  type OnInterrupt,
   type RecoveryDecision,
   type RecoveryStrategy,
   recordManualRequeue,
@@ -12,7 +13,14 @@ import {
   type StaleRunAction,
 } from "../src";
 
-type Env = { queue?: boolean; session?: boolean; cancel?: boolean; alive?: boolean };
+type Env = {
+  queue?: boolean;
+  session?: boolean;
+  cancel?: boolean;
+  alive?: boolean;
+  resumable?: boolean;
+  interrupted?: OnInterrupt;
+};
 type Row = [RecoveryStrategy, ActiveStatus, number, Env, StaleRunAction];
 
 const requeue: RecoveryDecision = { action: "requeue", state: "requeued", reason: "automatic_requeue" };
@@ -33,7 +41,25 @@ const TABLE: Row[] = [
   ["requeue_running", "running", 0, {}, requeue],
   ["requeue_running", "running", 2, {}, requeue],
   ["requeue_running", "running", 3, {}, quarantine("max_attempts_exhausted")],
-  ["requeue_running", "waiting_tool", 0, {}, quarantine("waiting_tool_manual_resume_required")],
+  // A held wait goes on into the same wait from its checkpoint, whichever requeue strategy; one
+  // without a checkpoint to resume from is for a person.
+  ["requeue_running", "waiting_tool", 0, {}, requeue],
+  [
+    "requeue_running",
+    "waiting_tool",
+    0,
+    { resumable: false },
+    quarantine("waiting_tool_manual_resume_required"),
+  ],
+  ["requeue_all", "waiting_tool", 0, { resumable: false }, quarantine("waiting_tool_manual_resume_required")],
+  ["requeue_running", "waiting_tool", 3, {}, quarantine("max_attempts_exhausted")],
+  // A command in flight runs again by default; with onInterrupt: fail, a person decides.
+  ["requeue_running", "running", 0, { interrupted: "rerun" }, requeue],
+  ["requeue_running", "running", 0, { interrupted: "fail" }, quarantine("step_interrupted")],
+  ["requeue_all", "running", 1, { interrupted: "fail" }, quarantine("step_interrupted")],
+  ["requeue_all", "running", 3, { interrupted: "rerun" }, quarantine("max_attempts_exhausted")],
+  ["fail", "running", 0, { interrupted: "fail" }, failClosed],
+  ["requeue_running", "running", 0, { interrupted: "fail", cancel: true }, cancel],
   ["requeue_running", "running", 0, { queue: false }, quarantine("requeue_unavailable")],
   ["requeue_running", "running", 0, { session: false }, quarantine("session_missing")],
   ["requeue_all", "running", 0, {}, requeue],
@@ -64,6 +90,8 @@ describe("stale run recovery decisions", () => {
         executionAlive: env.alive ?? false,
         queueAvailable: env.queue ?? true,
         hasSession: env.session ?? true,
+        resumable: env.resumable ?? true,
+        interrupted: env.interrupted ?? null,
       },
       { strategy, maxAttempts: 3 },
     );

@@ -11,11 +11,13 @@ import {
   runBulkChunk,
 } from "./ops/bulk-jobs";
 import { requestCancel } from "./ops/cancel";
+import { listCheckpoints, readResumption, saveCheckpoint } from "./ops/checkpoints";
 import { type OpContext, opContext, type WriteAnnouncer } from "./ops/context";
 import { createRun, createRuns } from "./ops/create-runs";
 import { deadLetters } from "./ops/dead-letters";
 import { appendEvent, finishStep, startStep, updateStepOutput } from "./ops/events-and-steps";
 import { findStaleRuns } from "./ops/find-stale-runs";
+import { forkRun } from "./ops/fork-run";
 import { heartbeat } from "./ops/heartbeat";
 import { listRuns } from "./ops/list-runs";
 import { overview } from "./ops/overview";
@@ -41,11 +43,18 @@ export type { AuditQuery, NewAuditEntry } from "./ops/audit-log";
 export type { AwaitingSlotPage, WorkspaceActivity } from "./ops/awaiting-slot";
 export type { BulkChunk, BulkItemQuery, NewBulkJob } from "./ops/bulk-jobs";
 export type { CancelRequest } from "./ops/cancel";
+export type {
+  Checkpoint,
+  CheckpointMark,
+  InterruptedStep,
+  Resumption,
+} from "./ops/checkpoints";
 export type { Claim } from "./ops/claim";
 export type { WriteAnnouncer } from "./ops/context";
 export type { CreatedRun, NewRun, SubmissionOutcome } from "./ops/create-runs";
 export type { StepEnd, StepStart } from "./ops/events-and-steps";
 export type { StaleRunQuery } from "./ops/find-stale-runs";
+export type { NewFork } from "./ops/fork-run";
 export type { HeartbeatResult } from "./ops/heartbeat";
 export type { Park, ParkResult } from "./ops/parked-runs";
 export type { LockedStaleRun, RecoveredRun, RecoveryRequest } from "./ops/recover-run";
@@ -87,8 +96,19 @@ const EXECUTION = {
 } satisfies Ops;
 export type ExecutionStore = Role<typeof EXECUTION>;
 
+/** What lets a run's later attempt go on after its last completed step (docs/spec.md §7). */
+const CHECKPOINTS = { saveCheckpoint, readResumption } satisfies Ops;
+export type CheckpointStore = Role<typeof CHECKPOINTS>;
+
 /** What the API writes of runs for its callers: submissions into sessions, cancels, tool results, requeues. */
-const SUBMISSION = { createRun, createRuns, requestCancel, deliverToolResult, requeueRuns } satisfies Ops;
+const SUBMISSION = {
+  createRun,
+  createRuns,
+  requestCancel,
+  deliverToolResult,
+  requeueRuns,
+  forkRun,
+} satisfies Ops;
 export type SubmissionStore = Role<typeof SUBMISSION>;
 
 /** The runs, events and steps as the API and the console read them, and the admin's counts. */
@@ -97,6 +117,7 @@ const READS = {
   listSessionRuns,
   listRunEvents,
   listRunSteps,
+  listCheckpoints,
   listRuns,
   overview,
   deadLetters,
@@ -159,6 +180,7 @@ export interface StoreHandle {
  */
 export type RunStore = StoreHandle &
   ExecutionStore &
+  CheckpointStore &
   SubmissionStore &
   RunReads &
   StreamReads &
@@ -196,6 +218,7 @@ export function runStoreOver(db: SqlClient, options: RunStoreOptions = {}): RunS
     ping: () => db.ping(),
     close: () => db.close(),
     ...bound(ctx, EXECUTION),
+    ...bound(ctx, CHECKPOINTS),
     ...bound(ctx, SUBMISSION),
     ...bound(ctx, READS),
     ...bound(ctx, STREAMS),

@@ -15,7 +15,7 @@ import type { SqlClient } from "./sql/client";
 export const SUMMARY_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
   timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, parked_at, metadata,
-  idempotency_key, updated_at`;
+  idempotency_key, forked_from, forked_from_step, updated_at`;
 
 export const RUN_COLUMNS = `${SUMMARY_COLUMNS}, input, output`;
 
@@ -51,6 +51,8 @@ export interface RunRow {
   parked_at: number | null;
   metadata: unknown;
   idempotency_key: string | null;
+  forked_from: string | null;
+  forked_from_step: number | string | null;
   updated_at: number;
 }
 
@@ -116,6 +118,8 @@ export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, db: Json
     attempt: row.attempt,
     recoveryState: row.recovery_state as RecoveryState | null,
     waitingTool: row.waiting_tool,
+    forkedFrom:
+      row.forked_from === null ? null : { runId: row.forked_from, stepId: Number(row.forked_from_step) },
     // `parked` is shown from its column, the one truth of it, and never stored in the metadata.
     metadata: row.parked_at === null ? decodeMetadata(row, db) : { ...decodeMetadata(row, db), parked: true },
   };

@@ -1007,6 +1007,8 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
           cancelRequested: true,
           hasSession: true,
           queueAvailable: true,
+          resumable: true,
+          interrupted: null,
         },
       ]);
       expect(recovered).toMatchObject({
@@ -1054,6 +1056,8 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
           cancelRequested: false,
           hasSession: true,
           queueAvailable: true,
+          resumable: true,
+          interrupted: null,
         },
       ]);
       expect(recovered?.queueEntry).toMatchObject({ runId: run.id, sessionId: "s-rec-facts", queueSeq: 1 });
@@ -1170,6 +1174,7 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
         requestedBy: "alice",
         claimedBy: "ada-admin",
         from: "failed",
+        fromStart: false,
       };
       const events = (await store.listRunEvents(run.id, { limit: 100 })).filter(
         (e) => e.type === "run.requeued" || e.type === "run.queued",

@@ -1,6 +1,7 @@
-import type { RunEventType, StepKind } from "@oah/core";
+import type { OnInterrupt, RunEventType, StepKind } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import { ACTIVE } from "../sql-fragments";
+import { type Checkpoint, insertCheckpoint } from "./checkpoints";
 import type { Claim } from "./claim";
 import type { OpContext } from "./context";
 
@@ -8,6 +9,8 @@ export interface StepStart {
   kind: StepKind;
   name: string;
   at?: number;
+  /** A command's: what recovery does if its execution dies while it runs (docs/spec.md §7). */
+  onInterrupt?: OnInterrupt;
 }
 
 export interface StepEnd {
@@ -47,8 +50,9 @@ export async function startStep(
 ): Promise<number | null> {
   const [row] = await db.all<{
     id: number;
-  }>(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at)
-    SELECT ${claim.runId}, ${step.kind}, ${step.name}, 'running', CAST(${step.at ?? now()} AS BIGINT)
+  }>(sql`INSERT INTO run_steps (run_id, kind, name, status, started_at, on_interrupt)
+    SELECT ${claim.runId}, ${step.kind}, ${step.name}, 'running', CAST(${step.at ?? now()} AS BIGINT),
+      ${step.onInterrupt ?? null}
     WHERE ${owns(claim)} RETURNING id`);
   return row?.id ?? null;
 }
@@ -65,15 +69,30 @@ export async function updateStepOutput(
   return changed === 1;
 }
 
+/**
+ * Ends a step; with a checkpoint, saves it with the step's end (docs/spec.md §7): one statement on
+ * PostgreSQL, one transaction on SQLite, both fenced by the claim. False when fenced out.
+ */
 export async function finishStep(
   { db, now }: OpContext,
   claim: Claim,
   stepId: number,
   end: StepEnd,
+  checkpoint?: Checkpoint,
 ): Promise<boolean> {
-  const changed = await db.run(sql`UPDATE run_steps SET status = ${end.status}, ended_at = ${now()},
+  const at = now();
+  const ending = sql`UPDATE run_steps SET status = ${end.status}, ended_at = ${at},
       output = ${db.json(end.output)}, error_code = ${end.errorCode ?? null},
       error_message = ${end.errorMessage ?? null}
-    WHERE id = ${stepId} AND run_id = ${claim.runId} AND ${owns(claim)}`);
-  return changed === 1;
+    WHERE id = ${stepId} AND run_id = ${claim.runId} AND ${owns(claim)}`;
+  if (!checkpoint) return (await db.run(ending)) === 1;
+  if (db.dialect === "postgres") {
+    const saved = insertCheckpoint(db, claim, sql`ended.id`, checkpoint, at, sql`FROM ended`);
+    return (await db.run(sql`WITH ended AS (${ending} RETURNING id) ${saved}`)) === 1;
+  }
+  return db.transaction(async (tx) => {
+    if ((await tx.run(ending)) !== 1) return false;
+    await tx.run(insertCheckpoint(tx, claim, sql`${stepId}`, checkpoint, at, sql``));
+    return true;
+  });
 }

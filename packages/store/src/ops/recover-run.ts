@@ -1,6 +1,7 @@
 import type { Run } from "@oah/contract";
 import {
   type ActiveStatus,
+  type OnInterrupt,
   type QueueEntry,
   type RecoveryContext,
   type RecoveryRecord,
@@ -11,6 +12,7 @@ import {
 } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
+import type { SqlClient } from "../sql/client";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
@@ -35,6 +37,10 @@ export interface LockedStaleRun {
   hasSession: boolean;
   /** The run has its place in its session's queue (its queue position) to go back to. */
   queueAvailable: boolean;
+  /** A waiting run has a checkpoint its next attempt goes on into the wait from (a running one: always). */
+  resumable: boolean;
+  /** The policy of the command the stale execution was running, if it was running one. */
+  interrupted: OnInterrupt | null;
 }
 
 export interface RecoveryRequest {
@@ -49,14 +55,23 @@ export interface RecoveryRequest {
   lastSeenBefore: number;
 }
 
-/** The stale run as recovery decides on it, under its lock. */
-function lockedStaleRun(row: RunRow, metadata: RunMetadata): LockedStaleRun {
+/** The stale run as recovery decides on it, under its lock, with its progress. */
+async function lockedStaleRun(tx: SqlClient, row: RunRow, metadata: RunMetadata): Promise<LockedStaleRun> {
+  const [progress] = await tx.all<{
+    checkpointed: number | boolean;
+    interrupted: OnInterrupt | null;
+  }>(sql`SELECT
+      EXISTS (SELECT 1 FROM run_checkpoints WHERE run_id = ${row.id}) AS checkpointed,
+      (SELECT on_interrupt FROM run_steps WHERE run_id = ${row.id} AND status = 'running' AND kind <> 'system'
+        ORDER BY id LIMIT 1) AS interrupted`);
   return {
     status: row.status as ActiveStatus,
     recoveryAttempts: metadata.recoveryAttempts ?? 0,
     cancelRequested: row.cancel_requested_at !== null,
     hasSession: hasSession(row),
     queueAvailable: hasQueuePlace(row),
+    resumable: row.status !== "waiting_tool" || Boolean(progress?.checkpointed),
+    interrupted: progress?.interrupted ?? null,
   };
 }
 
@@ -83,12 +98,17 @@ const recoveredCancelData = (by: string, from: ActiveStatus) => ({
 
 /** The error of a stale run that recovery failed, and the data of its run.failed event. */
 function recoveryFailure(from: RunStatus, recovery: RecoveryRecord) {
-  const errorMessage = `run was ${from} on a worker that stopped responding (${recovery.reason})`;
+  // A command that must not run twice without a person deciding has its own code: it is why.
+  const errorCode = recovery.reason === "step_interrupted" ? "step_interrupted" : "worker_recovery_failed";
+  const errorMessage =
+    recovery.reason === "step_interrupted"
+      ? `run was ${from} on a worker that stopped responding while a command with onInterrupt: fail ran (step_interrupted)`
+      : `run was ${from} on a worker that stopped responding (${recovery.reason})`;
   return {
-    errorCode: "worker_recovery_failed",
+    errorCode,
     errorMessage,
     data: {
-      errorCode: "worker_recovery_failed",
+      errorCode,
       errorMessage,
       reason: recovery.reason,
       recoveryState: recovery.state,
@@ -113,7 +133,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     if (!row) return null;
     const from = row.status as ActiveStatus;
     const stored = decodeMetadata(row, tx);
-    const decision = request.decide(lockedStaleRun(row, stored));
+    const decision = request.decide(await lockedStaleRun(tx, row, stored));
     if (decision.action === "wait") return null;
     const answer = (updated: RunRow, queued: boolean): RecoveredRun => ({
       run: decodeRun(updated, db),
@@ -139,11 +159,12 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     const metadata = recordRecovery(stored, decision, { ...context, at: new Date(now), from });
     const recovery = metadata.recovery!;
     if (decision.action === "requeue") {
-      // Back at its old place in its session's queue (queue_seq unchanged).
+      // Back at its old place in its session's queue (queue_seq unchanged). A held wait keeps its
+      // tool and a result delivered but not yet taken: its next attempt goes on into the same wait.
       const [requeued] =
         await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryRequeue")}, started_at = NULL,
           heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
-          claim_token = NULL, waiting_tool = NULL, tool_result = NULL, recovery_state = ${recovery.state},
+          claim_token = NULL, recovery_state = ${recovery.state},
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
           enqueued_at = ${now}, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);

@@ -23,6 +23,11 @@ export interface ManualRequeueRequest {
   claimedBy: string | null;
   maxAttempts: number;
   includeCancelled: boolean;
+  /**
+   * Start over from the first step: the runs' checkpoints are dropped. By default a requeued run
+   * goes on from its last checkpoint (docs/spec.md §7).
+   */
+  fromStart?: boolean;
 }
 
 export type ManualRequeueOutcome =
@@ -41,12 +46,16 @@ function manualRequeueFacts(row: RunRow, metadata: RunMetadata): ManualRequeueFa
   };
 }
 
-/** The data of an operator's requeue events: who asked (the caller), and the name it gave, if any. */
-const manualRequeueData = (by: string, claimedBy: string | null, from: RunStatus) => ({
+/**
+ * The data of an operator's requeue events: who asked (the caller), and the name it gave, if any;
+ * whether the run starts over or goes on from its checkpoint.
+ */
+const manualRequeueData = (by: string, claimedBy: string | null, from: RunStatus, fromStart: boolean) => ({
   reason: "manual_operator_requeue",
   requestedBy: by,
   ...(claimedBy ? { claimedBy } : {}),
   from,
+  fromStart,
 });
 
 /**
@@ -154,9 +163,19 @@ export async function requeueRunsIn(
     const statusOf = new Map(eligible.map((e) => [e.row.id, e.status]));
     await recordRequeues(
       tx,
-      eligible.map(({ row, status }) => ({ runId: row.id, data: manualRequeueData(by, claimedBy, status) })),
+      eligible.map(({ row, status }) => ({
+        runId: row.id,
+        data: manualRequeueData(by, claimedBy, status, request.fromStart === true),
+      })),
       now,
     );
+    if (request.fromStart)
+      await tx.run(
+        sql`DELETE FROM run_checkpoints WHERE run_id IN (SELECT column1 FROM ${tx.rowsOf(
+          1,
+          eligible.map(({ row }) => [row.id]),
+        )})`,
+      );
     for (const row of requeued) {
       outcomes.set(row.id, {
         runId: row.id,

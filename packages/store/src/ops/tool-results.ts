@@ -22,8 +22,8 @@ export async function waitForTool(ctx: OpContext, claim: Claim, name: string): P
   const sessionId = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.all<{
       session_id: string;
-    }>(sql`UPDATE runs SET status = ${toStatus("waitForTool")},
-        waiting_tool = ${name}, tool_result = NULL, updated_at = ${now}
+    }>(sql`UPDATE runs SET status = ${toStatus("waitForTool")}, waiting_tool = ${name},
+        tool_result = CASE WHEN waiting_tool = ${name} THEN tool_result END, updated_at = ${now}
       WHERE id = ${claim.runId} AND claim_token = ${claim.token} AND status IN (${fromStatuses("waitForTool")})
       RETURNING session_id`);
     if (!row) return null;

@@ -74,6 +74,9 @@ export const runs = pgTable(
     parkedState: jsonb("parked_state"),
     metadata: jsonb("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
+    /** A run made from another's checkpoint (docs/spec.md §7): that run, and the step it was made from. */
+    forkedFrom: text("forked_from"),
+    forkedFromStep: bigint("forked_from_step", { mode: "number" }),
     updatedAt: ms("updated_at").notNull(),
   },
   (t) => [
@@ -109,6 +112,8 @@ export const runs = pgTable(
     index("runs_resumable_idx")
       .on(t.enqueuedAt)
       .where(sql`parked_at IS NOT NULL AND tool_result IS NOT NULL`),
+    // The runs made from a run's checkpoints, for its page: few runs have one.
+    index("runs_forked_from_idx").on(t.forkedFrom).where(sql`forked_from IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),
@@ -146,8 +151,33 @@ export const runSteps = pgTable(
     output: jsonb("output"),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
+    /** A command's: what recovery does when an execution dies while it runs (`rerun`, `fail`). */
+    onInterrupt: text("on_interrupt"),
   },
   (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
+);
+
+/**
+ * What a run's execution saved after each completed step (docs/spec.md §7): the executor's state
+ * then, and what it appends to the run's log (an agent's new messages), so that a checkpoint never
+ * rewrites the conversation before it. A later attempt goes on from the last one: its state, and
+ * the appends of all of them in order.
+ */
+export const runCheckpoints = pgTable(
+  "run_checkpoints",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    /** The step whose end it was written with; null for one written on its own (a step without a row). */
+    stepId: bigint("step_id", { mode: "number" }),
+    attempt: integer("attempt").notNull(),
+    at: ms("at").notNull(),
+    state: jsonb("state").notNull(),
+    appended: jsonb("appended"),
+  },
+  (t) => [index("run_checkpoints_run_idx").on(t.runId, t.id)],
 );
 
 /**

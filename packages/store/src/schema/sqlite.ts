@@ -50,6 +50,8 @@ export const runs = sqliteTable(
     parkedState: json("parked_state"),
     metadata: json("metadata").notNull(),
     idempotencyKey: text("idempotency_key"),
+    forkedFrom: text("forked_from"),
+    forkedFromStep: integer("forked_from_step"),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
@@ -77,6 +79,8 @@ export const runs = sqliteTable(
     index("runs_resumable_idx")
       .on(t.enqueuedAt)
       .where(sql`parked_at IS NOT NULL AND tool_result IS NOT NULL`),
+    // The runs made from a run's checkpoints, for its page: few runs have one.
+    index("runs_forked_from_idx").on(t.forkedFrom).where(sql`forked_from IS NOT NULL`),
     index("runs_active_heartbeat_idx")
       .on(t.status, t.heartbeatAt)
       .where(sql`status IN ('running', 'waiting_tool')`),
@@ -112,8 +116,26 @@ export const runSteps = sqliteTable(
     output: json("output"),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
+    onInterrupt: text("on_interrupt"),
   },
   (t) => [index("run_steps_run_idx").on(t.runId, t.id)],
+);
+
+/** What a run's execution saved after each completed step (see schema/pg.ts). */
+export const runCheckpoints = sqliteTable(
+  "run_checkpoints",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    stepId: integer("step_id"),
+    attempt: integer("attempt").notNull(),
+    at: integer("at").notNull(),
+    state: json("state").notNull(),
+    appended: json("appended"),
+  },
+  (t) => [index("run_checkpoints_run_idx").on(t.runId, t.id)],
 );
 
 /**

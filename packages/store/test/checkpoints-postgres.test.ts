@@ -1,0 +1,5 @@
+// @module-tag system
+
+import { checkpointsContract } from "./checkpoints.contract";
+
+checkpointsContract(["postgres"]);
