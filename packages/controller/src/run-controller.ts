@@ -12,7 +12,7 @@ import {
   redactUrl,
   usesRedis,
 } from "@oah/config";
-import { PeriodicTask } from "@oah/engine";
+import { PeriodicTask, systemClock } from "@oah/engine";
 import { connectRedis, type RedisClient, RedisLeaderLease, redisBackend, redisTargetOf } from "@oah/redis";
 import pg from "pg";
 import { pino } from "pino";
@@ -111,7 +111,7 @@ export async function runController(cli: ControllerCli, parts: ControllerParts):
     logger,
   });
 
-  const ticks = new PeriodicTask(() => controller.tick(), config.intervalMs);
+  const ticks = new PeriodicTask(() => controller.tick(), config.intervalMs, systemClock);
 
   const registryOfMetrics = createControllerMetrics(controller);
   const server: Server = createProbeServer({

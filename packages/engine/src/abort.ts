@@ -14,29 +14,3 @@ export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
   const reason = signal.reason as AbortReason | undefined;
   return reason && typeof reason === "object" && "kind" in reason ? reason : { kind: "cancel" };
 }
-
-/** Whether `work` settles within `ms` (never rejects); no timer is left behind either way. */
-export function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    work.then(done, done);
-  });
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}

@@ -9,6 +9,7 @@ import type { RunStore } from "@oah/store";
 import { ActiveRuns } from "./active-runs";
 import { BulkJobRunner } from "./bulk/bulk-runner";
 import { BulkService } from "./bulk/bulk-service";
+import { type Clock, systemClock } from "./clock";
 import { NoCommands } from "./commands/command-runner";
 import type { Executor } from "./executors/executor";
 import { Heartbeat } from "./heartbeat";
@@ -37,6 +38,8 @@ import { HeldWaits } from "./tool-wait";
 
 export interface EngineOptions {
   hostId: string;
+  /** The time every part reads and sets its timers on; the system clock by default. */
+  clock?: Clock;
   store: RunStore;
   /** The parts this process coordinates through with the others (or alone); the engine does not close it. */
   backend: Backend;
@@ -104,11 +107,13 @@ export function createEngine(options: EngineOptions): RunEngine {
   const { backend, logger, recovery, hostId } = options;
   const { queue, signals, events, leases } = backend;
   const { store } = options;
+  const clock = options.clock ?? systemClock;
   // Every write the store commits names its sessions: their streams, in every process, read at once.
   store.announceWrites((sessionIds) => events.publish({ kind: "written", sessionIds }));
   const observers = options.observers ?? {};
   const host: HostContext = {
     hostId,
+    clock,
     store,
     queue,
     executors: options.executors,
@@ -141,7 +146,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     options.bulkRunsPerSecond === null
       ? null
       : new BulkJobRunner(
-          { store, queue, signals, logger },
+          { store, queue, signals, logger, clock },
           {
             owner: hostId,
             runsPerSecond: options.bulkRunsPerSecond,
@@ -153,8 +158,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     ? new Maintenance(
         MAINTENANCE_PLUGINS.map((plugin) => plugin({ host, settings: recovery })),
         backend.maintenanceLock,
-        logger,
-        observers,
+        { logger, observers, clock },
       )
     : null;
   const pools: PoolReports = backend.board ?? {
@@ -192,6 +196,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       queue,
       leases,
       workers: backend.workers,
+      clock,
       staleAfterMs: recovery.staleAfterMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       recovery: { policy: recovery, by: hostId },
@@ -203,6 +208,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       controller: backend.controller,
       workload: () => fleetWorkload(store, queue),
       logger,
+      clock,
     }),
     audit: new AuditService(store, logger, options.auditActionsPerMinute),
     // A process that works no jobs leaves them to those that do: nothing to wake here.
@@ -214,6 +220,7 @@ export function createEngine(options: EngineOptions): RunEngine {
       store,
       hub: new StreamHub(events),
       observers,
+      clock,
       settings: { ...DEFAULT_STREAM_SETTINGS, ...options.streams },
     }),
   };

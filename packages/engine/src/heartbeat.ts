@@ -5,7 +5,7 @@ import { PeriodicTask } from "./periodic-task";
 /** What the heartbeat uses of its host: the runs in hand, where it writes, and its lease. */
 export type HeartbeatHost = Pick<
   HostContext,
-  "hostId" | "queue" | "active" | "heldWaits" | "logger" | "leases" | "leaseTtlMs" | "liveness"
+  "hostId" | "clock" | "queue" | "active" | "heldWaits" | "logger" | "leases" | "leaseTtlMs" | "liveness"
 > & { store: Pick<ExecutionStore, "heartbeat"> };
 
 /**
@@ -23,7 +23,7 @@ export class Heartbeat {
     /** A host that executes runs (has a pool) keeps a lease; one that serves the API alone does not. */
     private readonly keepsLease: boolean,
   ) {
-    this.ticks = new PeriodicTask(() => this.tick(), intervalMs);
+    this.ticks = new PeriodicTask(() => this.tick(), intervalMs, host.clock);
   }
 
   start(): void {
@@ -63,8 +63,8 @@ export class Heartbeat {
   }
 
   private async renewLease(runIds: string[]): Promise<void> {
-    const { leases, liveness, hostId, leaseTtlMs, logger } = this.host;
-    const sentAt = Date.now();
+    const { leases, liveness, hostId, leaseTtlMs, logger, clock } = this.host;
+    const sentAt = clock.now();
     try {
       await leases.renew(hostId, runIds, leaseTtlMs);
       liveness?.renewed(sentAt);

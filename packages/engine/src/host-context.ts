@@ -2,6 +2,7 @@ import type { EventBus, HostLeases, SessionQueue } from "@oah/coordination";
 import type { ClaimAheadPolicy, WaitMode } from "@oah/core";
 import type { RunStore } from "@oah/store";
 import type { ActiveRuns } from "./active-runs";
+import type { Clock } from "./clock";
 import type { Executor } from "./executors/executor";
 import type { HookRunner } from "./hooks/hook-runner";
 import type { Liveness } from "./liveness";
@@ -17,6 +18,8 @@ import type { HeldWaits } from "./tool-wait";
  */
 export interface HostContext {
   hostId: string;
+  /** The time of every part: what they read as now, and their timers. */
+  clock: Clock;
   store: RunStore;
   queue: SessionQueue;
   executors: ReadonlyMap<string, Executor>;

@@ -1,5 +1,6 @@
 export type { AbortReason } from "./abort";
 export type { BulkService } from "./bulk/bulk-service";
+export { type Clock, systemClock, type Timer } from "./clock";
 export type {
   CommandBounds,
   CommandFile,

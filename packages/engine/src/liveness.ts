@@ -1,3 +1,5 @@
+import type { Clock } from "./clock";
+
 /**
  * How long this host may go on executing runs without fresh proof that the other
  * hosts see it alive. Its lease lapses one session lock TTL after its last renewal,
@@ -15,9 +17,13 @@ export class Liveness {
 
   constructor(
     readonly windowMs: number,
-    now = Date.now(),
+    /**
+     * The clock of the engine whose heartbeat renews it; the step watchdog, a process of its own,
+     * counts the window it is told on the wall clock: a host that runs jails is on the system clock.
+     */
+    private readonly clock: Clock,
   ) {
-    this.deadline = now + windowMs;
+    this.deadline = clock.now() + windowMs;
   }
 
   /** A lease renewal sent at `sentAt` succeeded: the lease lives at least a TTL from then. */
@@ -29,13 +35,13 @@ export class Liveness {
   }
 
   /** What is left of the window (0 once it has passed). */
-  remainingMs(now = Date.now()): number {
-    return Math.max(0, this.deadline - now);
+  remainingMs(): number {
+    return Math.max(0, this.deadline - this.clock.now());
   }
 
   /** Whether the host is still live; the first check that finds the window passed tells the listeners. */
-  check(now = Date.now()): boolean {
-    if (now < this.deadline) return true;
+  check(): boolean {
+    if (this.clock.now() < this.deadline) return true;
     if (!this.lost) {
       this.lost = true;
       for (const listener of this.lostListeners) listener();

@@ -23,6 +23,7 @@ import {
   JailUnavailable,
   Liveness,
   RunFailure,
+  systemClock,
 } from "../src";
 import { BOUNDS, cgroupsLeft, createTestRoot, LIMITS, openJail, run, type TestRoot } from "./support";
 
@@ -322,7 +323,7 @@ describe("the jail", () => {
   });
 
   it("kills the steps of a host whose liveness window passed without a renewal, even if it never checks", async () => {
-    const liveness = new Liveness(1_500);
+    const liveness = new Liveness(1_500, systemClock);
     const watched = await openJail(t, { liveness });
     const kept = uniqueSleep();
     const killed = uniqueSleep();

@@ -2,6 +2,7 @@
 
 import type { Run } from "@oah/contract";
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
@@ -67,6 +68,50 @@ describe("the elastic pool on the in-memory store", () => {
     expect((await h.fleet.poolOverview()).recentDecisions).toContainEqual(
       expect.objectContaining({ reason: "scale_down", desired: 1 }),
     );
+  });
+
+  it("keeps its size through its down cooldown once idle, and shrinks as soon as the cooldown has passed", async () => {
+    const clock = new ManualClock();
+    const COOLDOWN_MS = 5_000;
+    host = createMemoryHost({
+      clock,
+      pool: {
+        min: 1,
+        max: 3,
+        hysteresis: { upSampleWindow: 1, downSampleWindow: 1, upCooldownMs: 0, downCooldownMs: COOLDOWN_MS },
+      },
+    });
+    const h = host;
+    const snapshot = async () => (await h.fleet.poolOverview()).hosts[0]!;
+    await h.lifecycle.start();
+    const runs: Run[] = [];
+    for (let i = 0; i < 3; i++) runs.push(await h.submit(`cool-${i}`, i, { gated: true }));
+    // A tick (every 10 ms) at a time until the pool has grown to its max.
+    await expect
+      .poll(async () => {
+        await clock.advance(10);
+        return h.lifecycle.slots().length;
+      }, POLL)
+      .toBe(3);
+    await expect.poll(() => h.statuses(runs), POLL).toEqual(Array(3).fill("waiting_tool"));
+    const grown = (await snapshot()).lastRebalanceAt!;
+    for (const run of runs) await h.open(run);
+    await expect.poll(() => h.statuses(runs), POLL).toEqual(Array(3).fill("completed"));
+
+    // Idle, it wants its min; the ticks until the cooldown has passed hold its size.
+    await clock.advance(grown + COOLDOWN_MS - 1 - clock.now());
+    expect(h.lifecycle.slots()).toHaveLength(3);
+    expect(await snapshot()).toMatchObject({
+      desired: 3,
+      lastRebalanceAt: grown,
+      lastRebalanceReason: "cooldown_hold",
+    });
+    expect((await snapshot()).downCooldownRemainingMs).toBeGreaterThan(0);
+    await clock.advance(10);
+    await expect.poll(() => h.lifecycle.slots().length, POLL).toBe(1);
+    const down = (await h.fleet.poolOverview()).recentDecisions.find((d) => d.reason === "scale_down");
+    expect(down).toMatchObject({ desired: 1 });
+    expect(down!.at).toBeGreaterThanOrEqual(grown + COOLDOWN_MS);
   });
 
   it("starts no worker beyond its min while nothing is ready", async () => {

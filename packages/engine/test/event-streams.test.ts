@@ -5,6 +5,7 @@ import { type EventBus, type EventNote, LocalEventBus } from "@oah/coordination"
 import type { OahError } from "@oah/core";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StreamItem } from "../src";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 let host: MemoryHost | undefined;
@@ -93,12 +94,18 @@ describe("event streams of the engine", () => {
   });
 
   it("without a single note, the periodic read still finds every event (a lost note delays, never loses)", async () => {
-    host = createMemoryHost({ events: new DeafBus(), streams: { pollMs: 50 } });
+    const clock = new ManualClock();
+    host = createMemoryHost({ events: new DeafBus(), streams: { pollMs: 50 }, clock });
     const h = host;
     await h.lifecycle.start();
     stop = new AbortController();
     const stream = collect(await h.streams.openSession("deaf", undefined, stop.signal));
     const runs = [await h.submit("deaf", 1), await h.submit("deaf", 2)];
+    await expect.poll(() => h.statuses(runs), { timeout: 5_000 }).toEqual(["completed", "completed"]);
+    // Nothing reaches the stream until its periodic read.
+    await clock.advance(49);
+    expect(stream.seen).toEqual([]);
+    await clock.advance(1);
     await expect.poll(() => stream.seen.length, { timeout: 5_000 }).toBe(6);
     // All of them, once each, in the order the store wrote them.
     const stored = (await Promise.all(runs.map((r) => h.store.listRunEvents(r.id, { limit: 10 }))))

@@ -2,11 +2,13 @@
 
 import { localMaintenanceLock, type MaintenanceLock } from "@oah/coordination";
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../src";
+import { silentLogger, systemClock } from "../src";
+import { sleep } from "../src/clock";
 import { Maintenance } from "../src/maintenance/maintenance";
 import { PARKED_TIMEOUT_INTERVAL_MS } from "../src/maintenance/parked-timeouts";
 import type { MaintenanceContext, MaintenanceTask } from "../src/maintenance/task";
 import { MAINTENANCE_PLUGINS } from "../src/maintenance/tasks";
+import { ManualClock } from "./manual-clock";
 
 type Told = { task: string; outcome: string };
 
@@ -35,12 +37,11 @@ const heldElsewhere = (...tasks: string[]): MaintenanceLock => ({
 describe("maintenance", () => {
   it("runs every task once, in order, before the pool starts", async () => {
     const r = recorder();
-    const m = new Maintenance(
-      [r.task("a", 0), r.task("b", 0), r.task("c", 0)],
-      localMaintenanceLock,
-      silentLogger,
-      r.observers,
-    );
+    const m = new Maintenance([r.task("a", 0), r.task("b", 0), r.task("c", 0)], localMaintenanceLock, {
+      logger: silentLogger,
+      observers: r.observers,
+      clock: systemClock,
+    });
     await m.runAtStart();
     expect(r.calls).toEqual(["a@start", "b@start", "c@start"]);
     expect(r.told).toEqual(["a", "b", "c"].map((task) => ({ task, outcome: "done" })));
@@ -48,12 +49,11 @@ describe("maintenance", () => {
 
   it("skips a task whose lock another host holds, and runs the others", async () => {
     const r = recorder();
-    const m = new Maintenance(
-      [r.task("a", 0), r.task("b", 0)],
-      heldElsewhere("a"),
-      silentLogger,
-      r.observers,
-    );
+    const m = new Maintenance([r.task("a", 0), r.task("b", 0)], heldElsewhere("a"), {
+      logger: silentLogger,
+      observers: r.observers,
+      clock: systemClock,
+    });
     await m.runAtStart();
     expect(r.calls).toEqual(["b@start"]);
     expect(r.told).toEqual([
@@ -74,7 +74,11 @@ describe("maintenance", () => {
     const failing = r.task("a", 0, async () => {
       throw new Error("store away");
     });
-    const m = new Maintenance([failing, r.task("b", 0)], lock, silentLogger, r.observers);
+    const m = new Maintenance([failing, r.task("b", 0)], lock, {
+      logger: silentLogger,
+      observers: r.observers,
+      clock: systemClock,
+    });
     await expect(m.runAtStart()).rejects.toThrow("store away");
     expect(r.calls).toEqual(["a@start"]);
     expect(released).toEqual(["a-token"]);
@@ -82,6 +86,7 @@ describe("maintenance", () => {
   });
 
   it("then runs each task on its own interval, never two at once, and goes on after a failure", async () => {
+    const clock = new ManualClock(0);
     const r = recorder();
     let running = 0;
     let overlapped = false;
@@ -89,7 +94,7 @@ describe("maintenance", () => {
     const busy = (fail: boolean) => async () => {
       running++;
       if (running > 1) overlapped = true;
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      await sleep(clock, 15);
       running--;
       if (fail && failures++ === 0) throw new Error("once");
     };
@@ -98,19 +103,16 @@ describe("maintenance", () => {
     const m = new Maintenance(
       [r.task("fast", 10, busy(true)), r.task("slow", 25, busy(false)), r.task("start-only", 0)],
       localMaintenanceLock,
-      logger,
-      r.observers,
+      { logger, observers: r.observers, clock },
     );
     m.start();
-    await expect
-      .poll(() => r.calls.filter((c) => c === "fast").length, { timeout: 5_000 })
-      .toBeGreaterThan(3);
-    await expect
-      .poll(() => r.calls.filter((c) => c === "slow").length, { timeout: 5_000 })
-      .toBeGreaterThan(1);
-    await m.stop();
+    await clock.advance(200);
+    expect(r.calls.filter((c) => c === "fast").length).toBeGreaterThan(3);
+    expect(r.calls.filter((c) => c === "slow").length).toBeGreaterThan(1);
+    await clock.advanceUntil(m.stop(), 5);
     const after = r.calls.length;
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Intervals of both tasks pass again: nothing runs.
+    await clock.advance(60);
     expect(r.calls.length).toBe(after);
     expect(overlapped).toBe(false);
     expect(r.calls).not.toContain("start-only");

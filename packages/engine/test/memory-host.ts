@@ -7,6 +7,7 @@ import type { RunStore, StartResult } from "@oah/store";
 import { createMemoryStore } from "@oah/testing";
 import {
   AgentExecutor,
+  type Clock,
   createEngine,
   type EngineOptions,
   type EventStreamSettings,
@@ -18,8 +19,10 @@ import {
   NoCommands,
   ScriptExecutor,
   silentLogger,
+  systemClock,
 } from "../src";
 import type { MaintenanceHost } from "../src/maintenance/task";
+import type { ManualClock } from "./manual-clock";
 
 /** The tool a gated run waits for: the test lets the run go on by delivering its result. */
 export const GATE = "gate";
@@ -108,16 +111,20 @@ export interface MemoryHostOptions {
    * keep slots busy.
    */
   waitMode?: WaitMode;
+  /** The engine's and the store's time; the system clock by default. */
+  clock?: ManualClock;
 }
 
 /**
  * One engine in this process on the SQL store over SQLite in memory and the local backend of the
- * embedded mode: no database server, no Redis, no child process. The store's clock is the wall
- * clock shifted by `skewMs`.
+ * embedded mode: no database server, no Redis, no child process. The store's clock is the
+ * engine's, shifted by `skewMs`. On a manual clock, time passes for the engine only as the test
+ * advances it.
  */
 export function createMemoryHost(options: MemoryHostOptions = {}) {
   let skewMs = 0;
-  const store = watched(createMemoryStore({ now: () => Date.now() + skewMs }));
+  const clock: Clock = options.clock ?? systemClock;
+  const store = watched(createMemoryStore({ now: () => clock.now() + skewMs }));
   const local = localBackend({ lockTtlMs: 30_000 });
   const backend: Backend = options.events ? { ...local, events: options.events } : local;
   const { queue, events, leases, orders } = backend;
@@ -151,6 +158,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   };
   const engine = createEngine({
     hostId,
+    clock,
     store,
     backend,
     streams: options.streams,
@@ -176,7 +184,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   });
   const { lifecycle, service, fleet, streams } = engine;
   /** What the maintenance tasks use of this host. */
-  const maintenanceHost: MaintenanceHost = { hostId, store, queue, leases, logger: silentLogger };
+  const maintenanceHost: MaintenanceHost = { hostId, clock, store, queue, leases, logger: silentLogger };
 
   return {
     store,
@@ -228,7 +236,9 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
       return (await store.listRunEvents(run.id, { limit: 1_000 })).map((e) => e.type);
     },
     async stop() {
-      await lifecycle.stop();
+      const stopping = lifecycle.stop();
+      // What is still in hand waits out the drain timeout: time passes for it.
+      await (options.clock ? options.clock.advanceUntil(stopping, 100) : stopping);
       await backend.close();
       await store.close();
     },

@@ -3,6 +3,8 @@
 import type { Run, ScriptInput, SubmitRunInput } from "@oah/contract";
 import { type FakeModel, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PARKED_TIMEOUT_INTERVAL_MS } from "../src/maintenance/parked-timeouts";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, GATE, type MemoryHost, type MemoryHostOptions } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
@@ -75,12 +77,15 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
   });
 
   it("keeps its session exclusive: a later run starts only after the parked run ended", async () => {
-    const h = await parkingHost();
+    const clock = new ManualClock();
+    const h = await parkingHost({ clock });
     const first = await h.submit("park-order", "first", { gated: true });
     const second = await h.submit("park-order", "second");
     await expect.poll(() => parked(h, first), POLL).toBe(true);
-    // However long the wait, the session's later run does not overtake it.
-    await new Promise((r) => setTimeout(r, 200));
+    // However long the wait, the session's later run does not overtake it: half a minute of pool
+    // ticks, heartbeats and deadline checks (half the run's timeout), the last tick now.
+    await clock.advance(30_000);
+    expect((await h.fleet.poolOverview()).hosts[0]?.at).toBe(clock.now());
     expect(await h.statuses([first, second])).toEqual(["waiting_tool", "queued"]);
     await h.open(first);
     await expect.poll(() => h.statuses([first, second]), POLL).toEqual(["completed", "completed"]);
@@ -115,9 +120,15 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
   });
 
   it("ends a parked run past its deadline timed_out, and its session goes on", async () => {
-    const h = await parkingHost();
+    const clock = new ManualClock();
+    const h = await parkingHost({ clock });
     const run = await script(h, "park-deadline", [{ type: "wait_tool", name: GATE }], 300);
     const next = await h.submit("park-deadline", "next");
+    await expect.poll(() => parked(h, run), POLL).toBe(true);
+    // Past its deadline it waits for the next check of the parked runs' deadlines, a second after the start.
+    await clock.advance(PARKED_TIMEOUT_INTERVAL_MS - 1);
+    expect(await h.status(run)).toBe("waiting_tool");
+    await clock.advance(1);
     await expect.poll(() => h.status(run), POLL).toBe("timed_out");
     expect(await h.store.getRun(run.id)).toMatchObject({
       errorCode: "run_timed_out",
@@ -128,19 +139,24 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
   });
 
   it("a resumed run keeps its deadline: the time it was parked counts", async () => {
-    const h = await parkingHost();
+    const clock = new ManualClock();
+    const h = await parkingHost({ clock });
     const steps: ScriptInput["steps"] = [
       { type: "wait_tool", name: GATE },
       { type: "sleep", ms: 5_000 },
     ];
     const run = await script(h, "park-deadline-resumed", steps, 1_500);
     await expect.poll(() => parked(h, run), POLL).toBe(true);
-    await new Promise((r) => setTimeout(r, 800));
-    const opened = Date.now();
+    const deadline = Date.parse((await h.store.getRun(run.id))!.startedAt!) + 1_500;
+    await clock.advance(800);
     await h.open(run);
-    await expect.poll(() => h.status(run), POLL).toBe("timed_out");
+    await expect.poll(() => h.status(run), POLL).toBe("running");
     // Timed out by the resumed execution's timer, at the run's deadline, not 1.5 s after the resume.
-    expect(Date.now() - opened).toBeLessThan(1_300);
+    await clock.advance(deadline - clock.now() - 1);
+    expect(await h.status(run)).toBe("running");
+    await clock.advance(1);
+    await expect.poll(() => h.status(run), POLL).toBe("timed_out");
+    expect(Date.parse((await h.store.getRun(run.id))!.endedAt!)).toBe(deadline);
   });
 
   it("a script resumes where it parked, with what it had: its output and its earlier results", async () => {

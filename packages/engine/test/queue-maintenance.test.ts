@@ -3,6 +3,7 @@
 import { newRun } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { queueReconcile } from "../src/maintenance/queue-reconcile";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
@@ -104,5 +105,26 @@ describe("queue maintenance on the in-memory store", () => {
       recoveryState: "requeued",
       metadata: { recoveryAttempts: 1 },
     });
+  });
+
+  it("on a host sharing its queue, the periodic stale-run scan recovers a run whose host went silent once it is stale", async () => {
+    const clock = new ManualClock();
+    host = createMemoryHost({
+      clock,
+      recovery: { exclusiveOwner: false, scanIntervalMs: 1_000, staleAfterMs: 30_000 },
+    });
+    const h = host;
+    const [left] = await storedOnly(h, "m-silent", 1);
+    expect(await h.store.startRun({ runId: left!.id, token: "gone" }, "old-host/w1")).toMatchObject({
+      kind: "started",
+    });
+    await h.lifecycle.start();
+    // A scan every second: none finds its heartbeat older than 30 s until 30 s have passed.
+    await clock.advance(29_000);
+    expect(await h.status(left!)).toBe("running");
+    await clock.advance(2_000);
+    await expect.poll(() => h.status(left!), POLL).toBe("completed");
+    expect(await h.store.getRun(left!.id)).toMatchObject({ attempt: 2, recoveryState: "requeued" });
+    expect(h.executor.order("m-silent")).toEqual([left!.id]);
   });
 });

@@ -1,6 +1,7 @@
 // @module-tag unit
 
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
@@ -13,7 +14,8 @@ afterEach(async () => {
 
 describe("the end of a run", () => {
   it("frees its slot while its terminal write waits out a store outage, and releases its session only once written", async () => {
-    host = createMemoryHost({ pool: { min: 1, max: 1 } });
+    const clock = new ManualClock();
+    host = createMemoryHost({ pool: { min: 1, max: 1 }, clock });
     const h = host;
     const first = await h.submit("ends-late", "first");
     const next = await h.submit("ends-late", "next");
@@ -29,7 +31,12 @@ describe("the end of a run", () => {
       return finishRun(claim, outcome);
     };
     await h.lifecycle.start();
-    await expect.poll(() => refused, POLL).toBeGreaterThan(1);
+    // Tried again after 100 ms, then after twice as long each time.
+    await expect.poll(() => refused, POLL).toBe(1);
+    await clock.advance(99);
+    expect(refused).toBe(1);
+    await clock.advance(1);
+    await expect.poll(() => refused, POLL).toBe(2);
 
     // The one slot serves another session meanwhile; the session of the run stays its own.
     const other = await h.submit("meanwhile", "other");
@@ -37,6 +44,9 @@ describe("the end of a run", () => {
     expect(await h.statuses([first, next])).toEqual(["running", "queued"]);
 
     outage = false;
+    await clock.advance(199);
+    expect(await h.statuses([first, next])).toEqual(["running", "queued"]);
+    await clock.advance(1);
     await expect.poll(() => h.statuses([first, next]), POLL).toEqual(["completed", "completed"]);
     expect(await h.store.getRun(first.id)).toMatchObject({ output: "first" });
     expect(h.executor.order("ends-late")).toEqual([first.id, next.id]);

@@ -2,6 +2,7 @@
 
 import type { Run } from "@oah/contract";
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "./manual-clock";
 import { createMemoryHost, type MemoryHost } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
@@ -91,6 +92,51 @@ describe("the worker loop on the in-memory store", () => {
     expect(h.executor.maxInFlightPerSession).toBe(1);
     expect(h.executor.maxInFlight).toBeGreaterThan(1);
     expect(h.executor.maxInFlight).toBeLessThanOrEqual(sessions.length);
+  });
+
+  it("pauses a second after a claim the queue failed, then claims again", async () => {
+    const clock = new ManualClock();
+    host = createMemoryHost({ pool: { min: 1, max: 1 }, clock });
+    const h = host;
+    let claims = 0;
+    const claim = h.queue.claim.bind(h.queue);
+    h.queue.claim = async () => {
+      if (++claims === 1) throw new Error("the queue cannot be reached");
+      return claim();
+    };
+    await h.lifecycle.start();
+    const run = await h.submit("after-pause", "x");
+    await expect.poll(() => claims, POLL).toBe(1);
+    await clock.advance(999);
+    expect(claims).toBe(1);
+    expect(await h.status(run)).toBe("queued");
+    await clock.advance(1);
+    await expect.poll(() => h.status(run), POLL).toBe("completed");
+    expect(claims).toBeGreaterThan(1);
+  });
+
+  it("ends a run that outlives its timeout timed_out, at its deadline", async () => {
+    const clock = new ManualClock();
+    host = await started(createMemoryHost({ clock }));
+    const h = host;
+    const { run } = await h.service.submit({
+      sessionId: "outlived",
+      executor: "script",
+      input: { steps: [{ type: "sleep", ms: 60_000 }] },
+      priority: "normal",
+      workspaceId: "default",
+      timeoutMs: 1_000,
+    });
+    await expect.poll(() => h.status(run), POLL).toBe("running");
+    const deadline = Date.parse((await h.store.getRun(run.id))!.startedAt!) + 1_000;
+    await clock.advance(deadline - clock.now() - 1);
+    expect(await h.status(run)).toBe("running");
+    await clock.advance(1);
+    await expect.poll(() => h.status(run), POLL).toBe("timed_out");
+    expect(await h.store.getRun(run.id)).toMatchObject({
+      errorCode: "run_timed_out",
+      endedAt: new Date(deadline).toISOString(),
+    });
   });
 
   it("never starts a queued run that was cancelled, whether the queue was told or not", async () => {

@@ -11,6 +11,7 @@ import {
   type Logger,
   prepareWorkspaceRoot,
   type RunEngine,
+  systemClock,
 } from "@oah/engine";
 import { connectRedis, redisBackend, redisTargetOf } from "@oah/redis";
 import { openRunStore, type RunStore, type StoreHandle, sqliteFileFor } from "@oah/store";
@@ -100,13 +101,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       `${what} needs OAH_REDIS_URL (or OAH_REDIS_CLUSTER_NODES) and OAH_DATABASE_URL (Redis and PostgreSQL shared with the other processes)`,
     );
   }
+  // One time for the store's writes, the host's lease and every part of the engine.
+  const clock = systemClock;
   let store: RunStore;
   try {
-    store = await openRunStore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      migrationsDir: options.migrationsDir,
-    });
+    store = await openRunStore(
+      { databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrationsDir: options.migrationsDir },
+      { now: () => clock.now() },
+    );
   } catch (error) {
     const kind = config.databaseUrl ? "PostgreSQL" : "SQLite";
     throw new RuntimeError(`cannot open the run store (${kind}): ${(error as Error).message}`);
@@ -124,7 +126,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const shared = backend.kind !== "in-process";
   // So this host may execute only while its lease is fresh.
   const liveness =
-    shared && role !== "api-only" ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs) : null;
+    shared && role !== "api-only"
+      ? new Liveness(config.sessionLockTtlMs - config.heartbeatIntervalMs, clock)
+      : null;
   let commands: CommandSetup = apiOnlyCommands(config);
   let workspaceRoot = config.workspaceRoot;
   if (role !== "api-only") {
@@ -148,6 +152,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       : {};
   const engine = createEngine({
     hostId,
+    clock,
     store,
     backend,
     executors: createExecutors(config, commands.runs),

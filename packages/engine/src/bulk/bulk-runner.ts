@@ -1,6 +1,6 @@
 import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import type { BulkChunk, BulkJobStore } from "@oah/store";
-import { sleep } from "../abort";
+import { type Clock, sleep } from "../clock";
 import type { Logger } from "../logger";
 import { PeriodicTask } from "../periodic-task";
 import { parkedRunsEnded } from "../tool-wait";
@@ -41,10 +41,11 @@ export class BulkJobRunner {
       queue: SessionQueue;
       signals: RunSignalBus;
       logger: Logger;
+      clock: Clock;
     },
     private readonly settings: BulkRunnerSettings,
   ) {
-    this.looking = new PeriodicTask(() => this.work(), LOOK_EVERY_MS);
+    this.looking = new PeriodicTask(() => this.work(), LOOK_EVERY_MS, parts.clock);
   }
 
   start(): void {
@@ -92,12 +93,12 @@ export class BulkJobRunner {
   }
 
   private async drive(jobId: string): Promise<void> {
-    const { store, logger } = this.parts;
+    const { store, logger, clock } = this.parts;
     const size = Math.max(1, Math.min(CHUNK, this.settings.runsPerSecond));
     const chunkMs = (1_000 * size) / this.settings.runsPerSecond;
     let failures = 0;
     while (!this.stopping) {
-      const started = Date.now();
+      const started = clock.now();
       let chunk: BulkChunk | null;
       try {
         chunk = await store.runBulkChunk(
@@ -114,7 +115,7 @@ export class BulkJobRunner {
           await store.failBulkJob(jobId, this.settings.owner, (error as Error).message).catch(() => {});
           return;
         }
-        await sleep(1_000);
+        await sleep(clock, 1_000);
         continue;
       }
       // Aborted, taken over, or done.
@@ -124,7 +125,7 @@ export class BulkJobRunner {
         logger.info({ jobId, status: chunk.job.status, outcomes: chunk.job.outcomes }, "bulk job ended");
         return;
       }
-      await sleep(Math.max(0, chunkMs - (Date.now() - started)));
+      await sleep(clock, Math.max(0, chunkMs - (clock.now() - started)));
     }
   }
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { settlesWithin } from "../abort";
+import { settlesWithin, systemClock } from "../clock";
 import type { CommandBounds, CommandRequest, CommandResult } from "./command-runner";
 
 class BoundedOutput {
@@ -141,7 +141,7 @@ export async function runProcess(
     release?.();
     if (stopping) await stopping;
     else await guard.ended(child);
-    await settlesWithin(closed, DRAIN_MS);
+    await settlesWithin(systemClock, closed, DRAIN_MS);
     guard.beforeResult?.();
     return {
       exitCode: exit.code,

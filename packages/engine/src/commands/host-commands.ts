@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sleep } from "../abort";
+import { sleep, systemClock } from "../clock";
 import { runProcess } from "./child-process";
 import type { CommandBounds, CommandRequest, CommandResult, CommandRunner } from "./command-runner";
 import { groupMembers, signal } from "./process-table";
@@ -21,7 +21,7 @@ async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
       signal(-pgid, "SIGKILL");
       return;
     }
-    await sleep(20);
+    await sleep(systemClock, 20);
   }
 }
 

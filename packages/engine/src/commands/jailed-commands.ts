@@ -14,7 +14,7 @@ import {
 import { delimiter, dirname, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { StepLimits, StepNetwork } from "@oah/core";
-import { settlesWithin } from "../abort";
+import { settlesWithin, systemClock } from "../clock";
 import type { Liveness } from "../liveness";
 import type { Logger } from "../logger";
 import { RunFailure } from "../run-failure";
@@ -437,7 +437,7 @@ export class JailedCommands implements CommandRunner {
         for (const p of groupMembers(outer) ?? []) {
           if (p.pid !== outer && p.ppid !== outer) signal(p.pid, "SIGTERM");
         }
-        if (!(await settlesWithin(exited, graceMs))) {
+        if (!(await settlesWithin(systemClock, exited, graceMs))) {
           signal(outer, "SIGKILL");
           await exited.catch(() => {});
         }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StepLimits } from "@oah/core";
-import { sleep } from "../abort";
+import { sleep, systemClock } from "../clock";
 import { signal } from "./process-table";
 
 /**
@@ -160,7 +160,7 @@ export class StepCgroup {
   async remove(): Promise<void> {
     const deadline = Date.now() + REMOVE_MS;
     this.kill();
-    while (!this.removeNow() && Date.now() < deadline) await sleep(10);
+    while (!this.removeNow() && Date.now() < deadline) await sleep(systemClock, 10);
   }
 
   /** Removes what is empty of it; true when nothing of it is left. */

@@ -59,7 +59,7 @@ const REPAIRS: Record<
       queue: deps.queue,
       leases: deps.leases,
       logger: deps.logger,
-      lastSeenBefore: Date.now() - deps.staleAfterMs,
+      lastSeenBefore: deps.clock.now() - deps.staleAfterMs,
     });
     const done = stale.filter((r) => {
       const outcome = outcomes.get(r.id);

@@ -2,6 +2,7 @@ import type { Run } from "@oah/contract";
 import type { HostLeases, SessionQueue, SessionQueueView, WorkerRegistry } from "@oah/coordination";
 import { hostOfWorker, JAM_KINDS, type JamKind, jamsOf, type QueueEntry } from "@oah/core";
 import type { RecoveryStore } from "@oah/store";
+import type { Clock } from "../clock";
 import { findLongAwaiting, sessionsOf } from "./lost-runs";
 
 /** What the jam scan reads, and the settings it judges by. */
@@ -12,6 +13,7 @@ export interface JamScanDeps {
   leases: HostLeases;
   /** The worker leases (with Redis): a lock's holder is alive while its worker's lease names its run. */
   workers: WorkerRegistry | null;
+  clock: Clock;
   /** Runs waiting longer than this for a slot, or active and silent that long, count (OAH_STALE_RUN_AFTER_MS). */
   staleAfterMs: number;
   /** Holders renew their locks this often (OAH_RUN_HEARTBEAT_INTERVAL_MS). */
@@ -39,7 +41,7 @@ const SCAN_LIMIT = 1_000;
  */
 export async function scanJams(deps: JamScanDeps, only?: readonly string[]): Promise<JamScan> {
   const { store, queue } = deps;
-  const now = Date.now();
+  const now = deps.clock.now();
   const { lost, held } = await findLongAwaiting(store, queue, now - deps.staleAfterMs, SCAN_LIMIT);
   const stale = await store.findStaleRuns({ lastSeenBefore: now - deps.staleAfterMs, limit: SCAN_LIMIT });
   const survey = only ? null : await queue.survey(SCAN_LIMIT);

@@ -11,7 +11,7 @@ import { OrderFollower } from "./order-follower";
 
 export type LifecycleHost = Pick<
   HostContext,
-  "hostId" | "store" | "active" | "heldWaits" | "settling" | "leases" | "logger" | "liveness"
+  "hostId" | "clock" | "store" | "active" | "heldWaits" | "settling" | "leases" | "logger" | "liveness"
 >;
 
 export interface HostLifecycleParts {

@@ -1,11 +1,12 @@
 import type { HostOrders } from "@oah/coordination";
 import { type HostState, nextHostState } from "@oah/core";
+import type { HostContext } from "../host-context";
 import { PeriodicTask } from "../periodic-task";
 import type { ElasticPool } from "../pool/elastic-pool";
 import type { RecoveryOptions } from "../recovery/recover-stale-runs";
 import { type DrainHost, emptyPool } from "./drain";
 
-export type OrderFollowerHost = DrainHost & { hostId: string };
+export type OrderFollowerHost = DrainHost & Pick<HostContext, "hostId" | "clock">;
 
 export interface OrderFollowerOptions {
   host: OrderFollowerHost;
@@ -32,7 +33,7 @@ export class OrderFollower {
   private readonly drainedListeners = new Set<() => void>();
 
   constructor(private readonly options: OrderFollowerOptions) {
-    this.ticks = new PeriodicTask(() => this.tick(), options.intervalMs);
+    this.ticks = new PeriodicTask(() => this.tick(), options.intervalMs, options.host.clock);
   }
 
   get state(): HostState {

@@ -10,7 +10,7 @@ export const auditRetention: MaintenancePlugin = ({ host, settings }) => ({
   intervalMs: settings.auditRetentionMs > 0 ? INTERVAL_MS : 0,
   async run() {
     if (settings.auditRetentionMs <= 0) return;
-    const before = Date.now() - settings.auditRetentionMs;
+    const before = host.clock.now() - settings.auditRetentionMs;
     let deleted = 0;
     for (;;) {
       const batch = await host.store.pruneAudit(before, BATCH);

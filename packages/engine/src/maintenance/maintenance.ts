@@ -1,4 +1,5 @@
 import type { MaintenanceLock } from "@oah/coordination";
+import type { Clock, Timer } from "../clock";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import type { MaintenanceTask } from "./task";
@@ -10,15 +11,14 @@ import type { MaintenanceTask } from "./task";
  * a host killed or frozen while it runs one holds the others back only that long.
  */
 export class Maintenance {
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: Timer[] = [];
   private readonly due = new Set<MaintenanceTask>();
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly tasks: readonly MaintenanceTask[],
     private readonly lock: MaintenanceLock,
-    private readonly logger: Logger,
-    private readonly observers: EngineObservers,
+    private readonly parts: { logger: Logger; observers: EngineObservers; clock: Clock },
   ) {}
 
   /** The pass at start; a failure is the host's (it does not start on a store it could not recover). */
@@ -30,15 +30,13 @@ export class Maintenance {
   start(): void {
     for (const task of this.tasks) {
       if (task.intervalMs <= 0) continue;
-      const timer = setInterval(() => this.schedule(task), task.intervalMs);
-      timer.unref();
-      this.timers.push(timer);
+      this.timers.push(this.parts.clock.setInterval(() => this.schedule(task), task.intervalMs));
     }
   }
 
   /** No new runs; resolves once the run under way (if any) has ended. */
   async stop(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
+    for (const timer of this.timers) timer.cancel();
     this.timers.length = 0;
     this.due.clear();
     await this.chain;
@@ -50,15 +48,16 @@ export class Maintenance {
     this.chain = this.chain.then(async () => {
       if (!this.due.delete(task)) return;
       await this.runOnce(task, false).catch((err: unknown) =>
-        this.logger.warn({ err, task: task.name }, "maintenance failed"),
+        this.parts.logger.warn({ err, task: task.name }, "maintenance failed"),
       );
     });
   }
 
   private async runOnce(task: MaintenanceTask, atStart: boolean): Promise<void> {
-    const started = Date.now();
+    const { clock, observers } = this.parts;
+    const started = clock.now();
     const told = (outcome: "done" | "skipped" | "failed") =>
-      this.observers.maintenanceRan?.({ task: task.name, outcome, durationMs: Date.now() - started });
+      observers.maintenanceRan?.({ task: task.name, outcome, durationMs: clock.now() - started });
     let token: string | null = null;
     try {
       token = await this.lock.tryAcquire(task.name, Math.max(5_000, 2 * task.intervalMs));

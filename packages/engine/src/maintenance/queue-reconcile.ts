@@ -17,8 +17,8 @@ export const queueReconcile: MaintenancePlugin = ({ host, settings }) => ({
   name: "queue-reconcile",
   intervalMs: sharedScanInterval(settings),
   async run() {
-    const { store, queue, logger } = host;
-    const { lost, held } = await findLongAwaiting(store, queue, Date.now() - settings.staleAfterMs, 1_000);
+    const { store, queue, logger, clock } = host;
+    const { lost, held } = await findLongAwaiting(store, queue, clock.now() - settings.staleAfterMs, 1_000);
     const again = await enqueueLost(store, queue, lost);
     if (again.length > 0) {
       logger.warn({ runs: again.length }, "queued runs missing from the queue were enqueued again");

@@ -9,7 +9,7 @@ export const staleRunScan: MaintenancePlugin = ({ host, settings }) => ({
   name: "stale-runs",
   intervalMs: sharedScanInterval(settings),
   async run({ atStart }) {
-    const { store, queue, logger, leases, hostId } = host;
+    const { store, queue, logger, leases, hostId, clock } = host;
     const summary = await recoverStaleRuns({
       store,
       queue,
@@ -18,7 +18,7 @@ export const staleRunScan: MaintenancePlugin = ({ host, settings }) => ({
       policy: settings,
       by: hostId,
       lastSeenBefore:
-        atStart && settings.exclusiveOwner ? Number.MAX_SAFE_INTEGER : Date.now() - settings.staleAfterMs,
+        atStart && settings.exclusiveOwner ? Number.MAX_SAFE_INTEGER : clock.now() - settings.staleAfterMs,
     });
     if (summary.requeued + summary.failed + summary.quarantined + summary.cancelled > 0) {
       logger.warn({ ...summary, strategy: settings.strategy }, "stale runs recovered");

@@ -3,7 +3,7 @@ import type { AuditStore, RecoveryStore } from "@oah/store";
 import type { HostContext } from "../host-context";
 
 /** What maintenance uses of its host. */
-export type MaintenanceHost = Pick<HostContext, "hostId" | "queue" | "leases" | "logger"> & {
+export type MaintenanceHost = Pick<HostContext, "hostId" | "clock" | "queue" | "leases" | "logger"> & {
   store: RecoveryStore & Pick<AuditStore, "pruneAudit">;
 };
 

@@ -24,6 +24,7 @@ import {
   suggestPoolSize,
   workerIdOf,
 } from "@oah/core";
+import { settlesWithin } from "../clock";
 import type { HostContext } from "../host-context";
 import { PeriodicTask } from "../periodic-task";
 import { Worker, type WorkerHost } from "../worker/worker";
@@ -50,7 +51,7 @@ export interface PoolOptions {
 }
 
 /** What the pool uses of its host: the queue's pressure, and what its workers use. */
-export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "queue" | "logger">;
+export type PoolHost = WorkerHost & Pick<HostContext, "hostId" | "clock" | "queue" | "logger">;
 
 /**
  * The workers of one host, sized elastically (docs/spec.md §8): on every tick it reads
@@ -84,7 +85,7 @@ export class ElasticPool {
       historyIntervalMs: options.historyIntervalMs ?? 5_000,
       historyLength: options.historyLength ?? 720,
     });
-    this.ticks = new PeriodicTask(() => this.tick(), options.scaleIntervalMs);
+    this.ticks = new PeriodicTask(() => this.tick(), options.scaleIntervalMs, host.clock);
   }
 
   private get leaseTtlMs(): number {
@@ -101,7 +102,8 @@ export class ElasticPool {
     return this.workers.filter((w) => !w.stopRequested);
   }
 
-  async tick(now = Date.now()): Promise<void> {
+  async tick(): Promise<void> {
+    const now = this.host.clock.now();
     try {
       const pressure = await this.host.queue.pressure();
       if (pressure.readySessionCount > 0 && this.active().some((w) => w.state === "idle"))
@@ -235,7 +237,7 @@ export class ElasticPool {
     const active = this.active();
     for (let i = active.length; i < desired; i++) {
       const worker = new Worker(workerIdOf(this.host.hostId, ++this.next), this.host, (ms) =>
-        this.queueWaits.record(ms),
+        this.queueWaits.record(ms, this.host.clock.now()),
       );
       this.workers.push(worker);
       worker.start();
@@ -280,13 +282,14 @@ export class ElasticPool {
   /** Stops sizing for good (the host is stopping), records it, and stops claiming. */
   async shutdown(): Promise<void> {
     await this.ticks.stop();
-    const step = shutdownRebalance(this.rebalanceState, Date.now());
+    const now = this.host.clock.now();
+    const step = shutdownRebalance(this.rebalanceState, now);
     this.rebalanceState = step.state;
     const last = this.decisions[this.decisions.length - 1];
     if (last)
       this.record(step, {
         ...last,
-        at: Date.now(),
+        at: now,
         reason: "shutdown",
         previousDesired: step.previousDesired,
         desired: 0,
@@ -298,13 +301,7 @@ export class ElasticPool {
   async idle(timeoutMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     const stopped = Promise.all(this.workers.map((w) => w.ended())).then(() => true);
     if (timeoutMs === Number.POSITIVE_INFINITY) return stopped;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    const drained = await Promise.race([stopped, timedOut]);
-    clearTimeout(timer);
-    return drained;
+    return settlesWithin(this.host.clock, stopped, timeoutMs);
   }
 
   /** Resolves when every worker loop has ended; withdraws this host's leases and report. */

@@ -7,13 +7,13 @@ export class QueueWaitWindow {
     private readonly maxAgeMs = 5 * 60_000,
   ) {}
 
-  record(ms: number, at = Date.now()): void {
+  record(ms: number, at: number): void {
     this.samples.push({ at, ms });
     if (this.samples.length > this.maxSamples) this.samples.shift();
   }
 
   /** Nearest-rank percentile of the window's samples; null when it is empty. */
-  percentile(p: number, now = Date.now()): number | null {
+  percentile(p: number, now: number): number | null {
     while (this.samples.length > 0 && now - this.samples[0]!.at > this.maxAgeMs) this.samples.shift();
     if (this.samples.length === 0) return null;
     const sorted = this.samples.map((s) => s.ms).sort((a, b) => a - b);

@@ -2,6 +2,7 @@ import type { FleetWorkload, HostOrderAccepted, PoolOverview, Rollout, RolloutIn
 import type { ControllerChannel, HostOrders } from "@oah/coordination";
 import { type HostOrder, OahError, ORDERED_STATE } from "@oah/core";
 import { newRolloutId } from "@oah/core/run-id";
+import type { Clock } from "../clock";
 import type { Logger } from "../logger";
 import { type PoolReports, poolOverview } from "./pool-overview";
 
@@ -13,6 +14,7 @@ export interface FleetServiceOptions {
   /** What the fleet works on now: parked runs, and each workspace's load. */
   workload: () => Promise<FleetWorkload>;
   logger: Logger;
+  clock: Clock;
 }
 
 /**
@@ -65,7 +67,7 @@ export class FleetService {
       state: "pending",
       requestedBy: caller,
       claimedBy: input.requestedBy ?? null,
-      requestedAt: Date.now(),
+      requestedAt: this.options.clock.now(),
       startedAt: null,
       finishedAt: null,
       steps: [],

@@ -1,6 +1,7 @@
 import type { RunEvent } from "@oah/contract";
 import { OahError } from "@oah/core";
 import { type EventScope, type ResumePoint, type RunReads, STREAM_START, type StreamReads } from "@oah/store";
+import { type Clock, sleep } from "../clock";
 import type { EngineObservers } from "../observers";
 import { type EventStreamSettings, eventStream, type StreamItem } from "../streams/event-stream";
 import type { StreamHub } from "../streams/stream-hub";
@@ -10,6 +11,7 @@ export interface StreamServiceOptions {
   hub: StreamHub;
   settings: EventStreamSettings;
   observers: Pick<EngineObservers, "eventStreamed">;
+  clock: Clock;
 }
 
 /** How often the console's "something changed" stream may tell it (it refetches lists on each). */
@@ -79,7 +81,7 @@ export class StreamService {
         const sessionIds = [...pending];
         pending = new Set();
         yield { sessionIds };
-        await Promise.race([new Promise((resolve) => setTimeout(resolve, CHANGES_EVERY_MS)), aborted]);
+        await sleep(this.options.clock, CHANGES_EVERY_MS, signal);
       }
     } finally {
       unwatch();
@@ -109,10 +111,10 @@ export class StreamService {
     from: Parameters<typeof eventStream>[2],
     signal: AbortSignal,
   ): AsyncIterable<StreamItem> {
-    const { store, hub, observers } = this.options;
+    const { store, hub, observers, clock } = this.options;
     const streamed = observers.eventStreamed
       ? (delayMs: number) => observers.eventStreamed?.({ delayMs })
       : undefined;
-    return eventStream({ store, hub, streamed }, target, from, this.options.settings, signal);
+    return eventStream({ store, hub, clock, streamed }, target, from, this.options.settings, signal);
   }
 }

@@ -1,6 +1,7 @@
 import type { LiveRunEvent, StreamedEvent } from "@oah/contract";
 import { TERMINAL_EVENT } from "@oah/core";
 import type { EventPosition, EventScope, StreamReads } from "@oah/store";
+import type { Clock } from "../clock";
 import type { StreamHub } from "./stream-hub";
 
 /** One message of a stream: the event, and the id a client resumes after (a live event's is the last stored one's). */
@@ -44,6 +45,7 @@ export async function* eventStream(
   deps: {
     store: Pick<StreamReads, "streamEvents">;
     hub: StreamHub;
+    clock: Clock;
     /** Told how long each stored event took from its writing to its stream (ms). */
     streamed?: (delayMs: number) => void;
   },
@@ -89,7 +91,7 @@ export async function* eventStream(
         do {
           page = await deps.store.streamEvents(target.scope, position, settings.pageSize);
           for (const event of page.events) {
-            deps.streamed?.(Date.now() - Date.parse(event.at));
+            deps.streamed?.(deps.clock.now() - Date.parse(event.at));
             yield { id: event.id, event };
             lastType = event.type;
             delivered = true;
@@ -123,12 +125,12 @@ export async function* eventStream(
         for (let event = live.shift(); event; event = live.shift()) yield { id: position.id, event };
       if (dirty || signal.aborted) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+        const timer = deps.clock.setTimeout(() => {
           dirty = true;
           poke();
         }, nextReadIn);
         wake = () => {
-          clearTimeout(timer);
+          timer.cancel();
           resolve();
         };
       });

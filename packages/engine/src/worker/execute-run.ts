@@ -14,7 +14,7 @@ import { endRun, type RunEndHost } from "./run-end";
 /** What the execution of one run uses of its host: what its executor is given, its wait, its end. */
 export type ExecutionHost = ToolWaitHost &
   RunEndHost &
-  Pick<HostContext, "observers" | "events" | "executors" | "workspaceRoot">;
+  Pick<HostContext, "clock" | "observers" | "events" | "executors" | "workspaceRoot">;
 
 /**
  * Writes of one execution, fenced by its claim; a refused write means another
@@ -30,7 +30,7 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
     event: async (type, data) => fenced(await host.store.appendEvent(claim, type, data)),
     startStep: async (kind, name) => {
       const stepId = fenced(await host.store.startStep(claim, { kind, name }));
-      if (stepId !== null) open.set(stepId, { kind, name, startedAt: Date.now() });
+      if (stepId !== null) open.set(stepId, { kind, name, startedAt: host.clock.now() });
       return stepId;
     },
     // Best effort, and no sign of fencing: the step may have ended meanwhile.
@@ -47,7 +47,7 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
           status: end.status,
           output: end.output ?? null,
           errorCode: end.errorCode ?? null,
-          durationMs: Date.now() - step.startedAt,
+          durationMs: host.clock.now() - step.startedAt,
         });
       }
       return written;
@@ -80,7 +80,13 @@ function contextOf(
       if (signal.aborted) return;
       host.events.publish({
         kind: "live",
-        event: { sessionId: run.sessionId, runId: run.id, type, at: new Date().toISOString(), data },
+        event: {
+          sessionId: run.sessionId,
+          runId: run.id,
+          type,
+          at: new Date(host.clock.now()).toISOString(),
+          data,
+        },
       });
     },
   };
@@ -103,8 +109,11 @@ export async function executeRun(
   host.active.add({ claim, sessionId: run.sessionId, workspaceId: run.workspaceId, controller });
   // The run's deadline counts from its start, across parks and resumes.
   const deadline = Date.parse(run.startedAt ?? run.createdAt) + run.timeoutMs;
-  const timer = setTimeout(() => controller.abort({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
-  const startedAt = Date.now();
+  const startedAt = host.clock.now();
+  const timer = host.clock.setTimeout(
+    () => controller.abort({ kind: "timeout" }),
+    Math.max(0, deadline - startedAt),
+  );
   const workspaceDir = join(host.workspaceRoot, run.workspaceId);
   const journal = journalFor(host, run, claim, controller);
   const hookTarget: HookTarget = { run, journal, workspaceDir, signal: controller.signal };
@@ -118,7 +127,7 @@ export async function executeRun(
   } catch (error) {
     settled = { ok: false, error };
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
   }
   const abort = abortReasonOf(controller.signal);
   endRun(host, { run, claim: sessionClaim, settled, abort, hookTarget, startedAt });

@@ -1,8 +1,9 @@
 import type { SessionClaim } from "@oah/coordination";
+import type { Timer } from "../clock";
 import type { HostContext } from "../host-context";
 
 /** What a claim ahead uses of its host. */
-export type HeldClaimHost = Pick<HostContext, "queue" | "logger" | "settling" | "observers">;
+export type HeldClaimHost = Pick<HostContext, "clock" | "queue" | "logger" | "settling" | "observers">;
 
 /**
  * A session claimed ahead for a slot's next run (see ClaimAheadPolicy). Taken in
@@ -13,19 +14,20 @@ export type HeldClaimHost = Pick<HostContext, "queue" | "logger" | "settling" | 
  */
 export class HeldClaim {
   private settled = false;
-  private readonly claimedAt = Date.now();
+  private readonly claimedAt: number;
   private readonly claim: Promise<SessionClaim | null>;
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
 
   constructor(
     private readonly host: HeldClaimHost,
     private readonly holdMs: number,
   ) {
+    this.claimedAt = host.clock.now();
     this.claim = host.queue.claim().catch((error: unknown) => {
       host.logger.warn({ err: error }, "a claim ahead failed");
       return null;
     });
-    this.timer = setTimeout(() => this.host.settling.track(this.putBack()), holdMs);
+    this.timer = host.clock.setTimeout(() => this.host.settling.track(this.putBack()), holdMs);
   }
 
   /** The claim for the slot's next run; null when it found nothing or was (or is now) put back. */
@@ -33,12 +35,12 @@ export class HeldClaim {
     if (this.settled) return null;
     // A process frozen past the hold (its timer not run yet) must not start a run whose
     // session lock has gone unrenewed that long.
-    if (Date.now() - this.claimedAt > this.holdMs) {
+    if (this.host.clock.now() - this.claimedAt > this.holdMs) {
       await this.putBack();
       return null;
     }
     this.settled = true;
-    clearTimeout(this.timer);
+    this.timer.cancel();
     const claim = await this.claim;
     this.host.observers.claimedAhead?.({ outcome: claim ? "taken" : "empty" });
     return claim;
@@ -48,7 +50,7 @@ export class HeldClaim {
   async putBack(): Promise<void> {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    this.timer.cancel();
     const claim = await this.claim;
     this.host.observers.claimedAhead?.({ outcome: claim ? "put_back" : "empty" });
     if (!claim) return;

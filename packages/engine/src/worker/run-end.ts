@@ -1,7 +1,8 @@
 import type { Run, RunSummary } from "@oah/contract";
 import type { SessionClaim } from "@oah/coordination";
 import type { Claim, RunOutcome } from "@oah/store";
-import { type AbortReason, sleep } from "../abort";
+import type { AbortReason } from "../abort";
+import { sleep } from "../clock";
 import type { HookTarget } from "../hooks/hook-runner";
 import type { HostContext } from "../host-context";
 import { outcomeOf, type Settled } from "./outcome";
@@ -9,7 +10,7 @@ import { outcomeOf, type Settled } from "./outcome";
 /** What the end of a run uses of its host. */
 export type RunEndHost = Pick<
   HostContext,
-  "store" | "queue" | "hooks" | "active" | "observers" | "logger" | "finishRetryMs" | "settling"
+  "clock" | "store" | "queue" | "hooks" | "active" | "observers" | "logger" | "finishRetryMs" | "settling"
 >;
 
 /** An execution whose executor is done: what it ran, under which claim, and how it stopped. */
@@ -67,7 +68,7 @@ async function settle(host: RunEndHost, ended: EndedExecution): Promise<void> {
       );
       return;
     }
-    host.observers.runFinished?.({ run: written, durationMs: Date.now() - ended.startedAt });
+    host.observers.runFinished?.({ run: written, durationMs: host.clock.now() - ended.startedAt });
   } catch (error) {
     host.logger.error(
       { err: error, runId: run.id },
@@ -78,14 +79,14 @@ async function settle(host: RunEndHost, ended: EndedExecution): Promise<void> {
 
 /** The terminal write must not be lost to a short store outage: retry it for a while. */
 async function finish(host: RunEndHost, claim: Claim, outcome: RunOutcome): Promise<RunSummary | null> {
-  const deadline = Date.now() + host.finishRetryMs;
+  const deadline = host.clock.now() + host.finishRetryMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
     try {
       return await host.store.finishRun(claim, outcome);
     } catch (error) {
-      if (Date.now() >= deadline) throw error;
+      if (host.clock.now() >= deadline) throw error;
       host.logger.warn({ err: error, runId: claim.runId }, "could not record the end of a run; retrying");
-      await sleep(delay);
+      await sleep(host.clock, delay);
     }
   }
 }

@@ -2,7 +2,7 @@ import type { WorkerState } from "@oah/contract";
 import type { SessionClaim } from "@oah/coordination";
 import { shouldClaimAhead } from "@oah/core";
 import type { StartResult } from "@oah/store";
-import { sleep } from "../abort";
+import { sleep } from "../clock";
 import type { HostContext } from "../host-context";
 import { type ExecutionHost, executeRun } from "./execute-run";
 import { HeldClaim, type HeldClaimHost } from "./held-claim";
@@ -55,7 +55,7 @@ export class Worker {
 
   private async run(): Promise<void> {
     const signal = this.stopClaiming.signal;
-    const { queue, logger } = this.host;
+    const { queue, logger, clock } = this.host;
     let waited = true;
     while (!signal.aborted) {
       this.state = "idle";
@@ -65,7 +65,7 @@ export class Worker {
         claim ??= await queue.claim();
       } catch (error) {
         logger.warn({ err: error, workerId: this.id }, "claim failed; pausing");
-        await sleep(STORE_BACKOFF_MS, signal);
+        await sleep(clock, STORE_BACKOFF_MS, signal);
         continue;
       }
       if (!claim) {
@@ -106,7 +106,7 @@ export class Worker {
   }
 
   private async process(claim: SessionClaim, foundWithoutWaiting: boolean): Promise<void> {
-    const { store, queue, logger } = this.host;
+    const { store, queue, logger, clock } = this.host;
     const { token, entry } = claim;
     // A run that does not start leaves its session its turn.
     const keepTurn = { readySince: claim.readySince };
@@ -123,7 +123,7 @@ export class Worker {
       logger.warn({ err: error, runId: entry.runId }, "could not start a run; putting it back");
       await this.held?.putBack();
       this.held = null;
-      await sleep(STORE_BACKOFF_MS);
+      await sleep(clock, STORE_BACKOFF_MS);
       await queue.release(claim, { putBack: entry, ...keepTurn });
       return;
     }
@@ -136,14 +136,14 @@ export class Worker {
       await queue.release(claim, keepTurn);
       return;
     }
-    const queueWaitMs = Date.now() - entry.enqueuedAt;
+    const queueWaitMs = clock.now() - entry.enqueuedAt;
     this.onStarted(queueWaitMs);
     this.host.observers.runStarted?.({ run: start.run, queueWaitMs });
     // The slot is free once the executor is done; the run's end settles in the background
     // (run-end.ts), in the same group commit as the next runs' starts, while this worker claims
     // its next session.
-    const executing = Date.now();
+    const executing = clock.now();
     await executeRun(this.host, start.run, claim, start.resumed);
-    this.recordRunMs(Date.now() - executing);
+    this.recordRunMs(clock.now() - executing);
   }
 }

@@ -1,5 +1,5 @@
 import type { ScriptInput, ScriptStep } from "@oah/contract";
-import { sleep } from "../../abort";
+import { sleep, systemClock } from "../../clock";
 import { commandValue, refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
 import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
@@ -42,7 +42,8 @@ interface StepCall {
 export const STEP_HANDLERS: {
   [T in keyof StepsByType]: (step: StepsByType[T], call: StepCall) => Promise<void>;
 } = {
-  sleep: (step, { context }) => sleep(step.ms, context.signal),
+  // A run's own sleep is real time, as are its commands and model calls.
+  sleep: (step, { context }) => sleep(systemClock, step.ms, context.signal),
   output: async (step, { state }) => {
     state.output = step.value;
   },
