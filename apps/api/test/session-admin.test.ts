@@ -115,7 +115,13 @@ describe.each(["sqlite", "redis"] as Backend[])("session inspector and jams on %
       .run;
     const behind = (await t.oah.submit("parked", { input: { steps: [] } })).run;
     await t.oah.wait(parked.id, { until: ["waiting_tool"] });
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // A tick of the pool after the run behind had waited longer than OAH_STALE_RUN_AFTER_MS: by
+    // the host's clock it waits long (the jam scan looks at it), and the pool had its chance to claim it.
+    const waitedLong = Date.parse(behind.createdAt) + 1_500;
+    await waitFor("a pool tick after the run behind had waited long", async () => {
+      const [snapshot] = (await t.oah.pool()).hosts;
+      return snapshot !== undefined && snapshot.at > waitedLong;
+    });
     const { body } = await t.client.get<JamReport>("/api/v1/health/jams");
     expect(body.classes).toEqual(JAM_KINDS.map((kind) => ({ kind, count: 0, sessions: [] })));
     const overview = await t.client.get<{ jams: object }>("/api/v1/storage/overview");

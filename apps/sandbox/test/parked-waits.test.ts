@@ -1,7 +1,14 @@
 // @module-tag system
 
 import { createClient, type OahClient, type Run } from "@oah/client";
-import { type OahProcess, type SplitDeployment, startOah, startSplitDeployment, waitFor } from "@oah/testing";
+import {
+  maintenancePassAfter,
+  type OahProcess,
+  type SplitDeployment,
+  startOah,
+  startSplitDeployment,
+  waitFor,
+} from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientOf, FAST_RECOVERY, inWaves, waitForCompleted } from "./support";
 
@@ -127,10 +134,16 @@ describe("parked waits (OAH_WAIT_MODE=park, the default) across processes", () =
       .run;
     await waitForParked(d, 101);
 
+    const killedAt = Date.now();
     expect(await d.sandboxes[0]!.stop("SIGKILL")).toBe("SIGKILL");
-    await d.addSandbox();
-    // Well past the point where recovery would have acted on executing runs (stale after 2 s, scans every 0.3 s).
-    await new Promise((r) => setTimeout(r, 3_000));
+    const survivor = await d.addSandbox();
+    // A stale-run scan of the new host begun once runs executing on the dead one would be stale
+    // (their heartbeats 2 s old, its lease gone): one that would have recovered them.
+    await maintenancePassAfter(
+      survivor.url,
+      "stale-runs",
+      killedAt + Number(FAST_RECOVERY.OAH_STALE_RUN_AFTER_MS),
+    );
     expect(await count(d, "parked_at IS NOT NULL AND status = 'waiting_tool'")).toBe(101);
     expect(await count(d, "recovery_state IS NOT NULL")).toBe(0);
     expect(

@@ -134,8 +134,21 @@ describe("split mode behaviour", () => {
     } finally {
       frozen!.child.kill("SIGCONT");
     }
-    // The frozen sandbox wakes up, finds its shell done and is refused every write.
-    await new Promise((r) => setTimeout(r, 3_500));
+    // The frozen sandbox wakes up, finds its shell done and is refused every write: it says so
+    // once its execution has ended, with nothing of it written.
+    await waitFor(
+      "the frozen sandbox to end its execution of the run",
+      async () =>
+        frozen!
+          .output()
+          .split("\n")
+          .some(
+            (line) =>
+              line.includes(run.id) &&
+              /execution stopped without a terminal write|its result was discarded/.test(line),
+          ),
+      20_000,
+    );
     const types = (await clientOf(d).listEvents(run.id)).items.map((e) => e.type);
     expect(types.filter((t) => t === "run.completed")).toHaveLength(1);
     expect(types.filter((t) => t === "tool.completed")).toHaveLength(1);

@@ -331,7 +331,15 @@ describe("the jail", () => {
     const renewals = setInterval(() => liveness.renewed(Date.now()), 300);
     const first = run(watched, t, `sleep ${kept}`, { timeoutMs: 20_000 });
     await expect.poll(() => sleepers(kept).length, { timeout: 5_000 }).toBe(1);
-    await new Promise((r) => setTimeout(r, 2_000));
+    // The window the renewing host first gave its watchdog passes: another host's watchdog, given
+    // the same window later and never told of a renewal, kills its jail meanwhile.
+    const silent = await openJail(t, { liveness: new Liveness(1_500, systemClock) });
+    const unrenewed = uniqueSleep();
+    const control = run(silent, t, `sleep ${unrenewed}`, { timeoutMs: 20_000 });
+    await expect.poll(() => sleepers(unrenewed).length, { timeout: 5_000 }).toBe(1);
+    expect(await sleepersGone(unrenewed, 5_000)).toBe(true);
+    expect(await control).toMatchObject({ signal: "SIGKILL" });
+    silent.close();
     expect(sleepers(kept)).toHaveLength(1);
     clearInterval(renewals);
     const second = run(watched, t, `sleep ${killed}`, { timeoutMs: 5_000 });

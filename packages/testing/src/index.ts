@@ -5,6 +5,7 @@ export * from "./deployment";
 export * from "./fake-model";
 export * from "./fuzz";
 export * from "./http";
+export * from "./maintenance-passes";
 export * from "./network-namespaces";
 export * from "./paths";
 export * from "./postgres";
