@@ -8,6 +8,7 @@ CREATE TABLE "run_checkpoints" (
 	"appended" jsonb
 );
 --> statement-breakpoint
+ALTER TABLE "bulk_jobs" ADD COLUMN "from_start" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "run_steps" ADD COLUMN "on_interrupt" text;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "forked_from" text;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "forked_from_step" bigint;--> statement-breakpoint

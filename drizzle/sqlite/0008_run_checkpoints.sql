@@ -10,6 +10,7 @@ CREATE TABLE `run_checkpoints` (
 );
 --> statement-breakpoint
 CREATE INDEX `run_checkpoints_run_idx` ON `run_checkpoints` (`run_id`,`id`);--> statement-breakpoint
+ALTER TABLE `bulk_jobs` ADD `from_start` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `run_steps` ADD `on_interrupt` text;--> statement-breakpoint
 ALTER TABLE `runs` ADD `forked_from` text;--> statement-breakpoint
 ALTER TABLE `runs` ADD `forked_from_step` integer;--> statement-breakpoint

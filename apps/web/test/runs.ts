@@ -25,6 +25,7 @@ export function run(change: Partial<Run> = {}): Run {
     attempt: 1,
     recoveryState: null,
     waitingTool: null,
+    forkedFrom: null,
     metadata: {},
     ...change,
   };

@@ -17,12 +17,13 @@ const MESSAGE_MAX_CHARS = 1_024;
  * its caller wishes: a refused call's input is not checked by its schema.
  */
 const AUDITED_FIELDS: Record<AuditAction, readonly string[]> = {
-  "run.requeue": ["runId", "requestedBy", "includeCancelled"],
-  "run.requeue_many": ["runIds", "requestedBy", "includeCancelled"],
+  "run.requeue": ["runId", "requestedBy", "includeCancelled", "fromStart"],
+  "run.requeue_many": ["runIds", "requestedBy", "includeCancelled", "fromStart"],
   "run.cancel": ["runId"],
   "run.tool_result": ["runId", "name"],
-  "bulk.dry_run": ["action", "filter", "requestedBy", "includeCancelled"],
-  "bulk.start": ["action", "filter", "requestedBy", "includeCancelled"],
+  "run.fork": ["runId", "fromStep"],
+  "bulk.dry_run": ["action", "filter", "requestedBy", "includeCancelled", "fromStart"],
+  "bulk.start": ["action", "filter", "requestedBy", "includeCancelled", "fromStart"],
   "bulk.abort": ["id"],
   "session.cancel_queued": ["sessionId", "fromPosition"],
   "jam.repair": ["kind", "sessionIds"],

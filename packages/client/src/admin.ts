@@ -31,6 +31,8 @@ export interface RequeueOptions {
   requestedBy?: string;
   /** Also start again a run whose cancel was requested. */
   includeCancelled?: boolean;
+  /** Start over from the first step, instead of going on from the run's last checkpoint (docs/spec.md §7). */
+  fromStart?: boolean;
 }
 
 /** A page of the Storage list: the filters, at most `limit` runs, after `cursor` (a page's `nextCursor`). */
@@ -44,6 +46,8 @@ export interface BulkActionRequest {
   requestedBy?: string;
   /** Requeue runs whose cancel was requested too. */
   includeCancelled?: boolean;
+  /** Requeued runs start over from their first step. */
+  fromStart?: boolean;
 }
 
 /**

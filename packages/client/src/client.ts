@@ -2,6 +2,7 @@ import type {
   CancelResult,
   JsonValue,
   Run,
+  RunCheckpoint,
   RunEvent,
   RunStep,
   StreamedEvent,
@@ -70,6 +71,13 @@ export interface OahClient extends OahAdminCalls {
    */
   events(target: EventsTarget, options?: EventsOptions): AsyncGenerator<StreamedEvent, void, undefined>;
   steps(runId: string): Promise<RunStep[]>;
+  /** The run's checkpoints (docs/spec.md §7): after which step, by which attempt. */
+  checkpoints(runId: string): Promise<RunCheckpoint[]>;
+  /**
+   * Runs the run again from one of its steps (a step id of `steps()`): a new run at the tail of
+   * its session that goes on from the checkpoint before that step (`forkedFrom` links them).
+   */
+  fork(runId: string, options: { fromStep: number }): Promise<SubmitRunResult>;
   cancel(runId: string): Promise<CancelResult>;
   /** The result of the tool the run waits for (`waitingTool`). */
   submitToolResult(runId: string, name: string, output: JsonValue): Promise<ToolResultAccepted>;
@@ -111,6 +119,10 @@ export function createClient(options: ClientOptions): OahClient {
       ),
     steps: async (runId) =>
       (await request<{ items: RunStep[] }>("GET", `/api/v1/runs/${seg(runId)}/steps`)).items,
+    checkpoints: async (runId) =>
+      (await request<{ items: RunCheckpoint[] }>("GET", `/api/v1/runs/${seg(runId)}/checkpoints`)).items,
+    fork: (runId, { fromStep }) =>
+      request<SubmitRunResult>("POST", `/api/v1/runs/${seg(runId)}/fork`, { body: { fromStep } }),
     cancel: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/cancel`),
     submitToolResult: (runId, name, output) =>
       request<ToolResultAccepted>("POST", `/api/v1/runs/${seg(runId)}/tool-results`, {

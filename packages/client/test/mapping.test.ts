@@ -42,6 +42,8 @@ describe("the requests each call makes", () => {
     ],
     ["steps", (c) => c.steps(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}/steps`, undefined],
     ["cancel", (c) => c.cancel(RUN_ID), "POST", `/api/v1/runs/${RUN_ID}/cancel`, {}],
+    ["checkpoints", (c) => c.checkpoints(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}/checkpoints`, undefined],
+    ["fork", (c) => c.fork(RUN_ID, { fromStep: 7 }), "POST", `/api/v1/runs/${RUN_ID}/fork`, { fromStep: 7 }],
     [
       "submitToolResult",
       (c) => c.submitToolResult(RUN_ID, "approve", { ok: true }),
@@ -52,10 +54,10 @@ describe("the requests each call makes", () => {
     ["requeue", (c) => c.requeue(RUN_ID), "POST", `/api/v1/runs/${RUN_ID}/requeue`, {}],
     [
       "requeue with options",
-      (c) => c.requeue(RUN_ID, { requestedBy: "ops", includeCancelled: true }),
+      (c) => c.requeue(RUN_ID, { requestedBy: "ops", includeCancelled: true, fromStart: true }),
       "POST",
       `/api/v1/runs/${RUN_ID}/requeue`,
-      { requestedBy: "ops", includeCancelled: true },
+      { requestedBy: "ops", includeCancelled: true, fromStart: true },
     ],
     ["cordon", (c) => c.cordon("host/1"), "POST", "/api/v1/hosts/host%2F1/cordon", {}],
     ["uncordon", (c) => c.uncordon("h"), "POST", "/api/v1/hosts/h/uncordon", {}],

@@ -70,10 +70,17 @@ const requestedBy = z.string().trim().min(1).max(128);
 /** A run someone asked to cancel starts again only when the operator says so: `includeCancelled`. */
 const includeCancelled = z.boolean().default(false);
 
+/**
+ * A requeued run goes on from its last checkpoint (docs/spec.md §7); `fromStart`, it starts over
+ * from its first step, its checkpoints dropped.
+ */
+const fromStart = z.boolean().default(false);
+
 export const requeueRunInput = z.strictObject({
   runId: runIdSchema,
   requestedBy: requestedBy.optional(),
   includeCancelled,
+  fromStart,
 });
 export type RequeueRunInput = z.infer<typeof requeueRunInput>;
 
@@ -81,6 +88,7 @@ export const requeueManyInput = z.strictObject({
   runIds: z.array(runIdSchema).min(1).max(200),
   requestedBy: requestedBy.optional(),
   includeCancelled,
+  fromStart,
 });
 export type RequeueManyInput = z.infer<typeof requeueManyInput>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jsonValue } from "./json";
+import { onInterruptSchema } from "./script";
 
 const toolName = z
   .string()
@@ -21,9 +22,11 @@ export const agentInputSchema = z.strictObject({
     .strictObject({
       /** The built-in shell tool, run in the run's workspace. */
       shell: z.boolean().default(false),
+      /** What recovery does with a shell call in flight when its execution dies (docs/spec.md §7). */
+      shellOnInterrupt: onInterruptSchema.default("rerun"),
       client: z.array(clientToolSchema).max(64).default([]),
     })
-    .default({ shell: false, client: [] }),
+    .default({ shell: false, shellOnInterrupt: "rerun", client: [] }),
   /** Model calls this turn may make before it must have answered. */
   maxSteps: z.int().min(1).max(100).default(16),
 });

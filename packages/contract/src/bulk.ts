@@ -19,6 +19,8 @@ export const bulkActionInput = z.strictObject({
   requestedBy: z.string().trim().min(1).max(128).optional(),
   /** Requeue runs whose cancel was requested too (as a single requeue's `includeCancelled`). */
   includeCancelled: z.boolean().default(false),
+  /** A requeue's runs start over from their first step (as a single requeue's `fromStart`). */
+  fromStart: z.boolean().default(false),
 });
 export type BulkActionInput = z.infer<typeof bulkActionInput>;
 

@@ -111,6 +111,10 @@ export function runExecutesCommands(run: SubmitRunInput): boolean {
 export const runRefInput = z.strictObject({ runId: runIdSchema });
 export type RunRefInput = z.infer<typeof runRefInput>;
 
+/** Run a run again from one of its steps (docs/spec.md §7): the step's id, as the run's steps list it. */
+export const forkRunInput = z.strictObject({ runId: runIdSchema, fromStep: z.int().min(1) });
+export type ForkRunInput = z.infer<typeof forkRunInput>;
+
 export const listSessionRunsInput = z.strictObject({
   sessionId: sessionIdSchema,
   /** Position (`seq`) after which to continue, from a previous page's `nextCursor`. */

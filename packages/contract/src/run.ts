@@ -42,6 +42,17 @@ export interface Run {
 }
 
 /**
+ * One checkpoint of a run (docs/spec.md §7), as its page shows it: after which step (the last
+ * step it covers; null before any), by which attempt, when. What it holds is not shown.
+ */
+export interface RunCheckpoint {
+  id: number;
+  stepId: number | null;
+  attempt: number;
+  at: string;
+}
+
+/**
  * A run without its input and output, as lists of many runs carry it (the storage list):
  * a run's own endpoint has them.
  */

@@ -1,8 +1,15 @@
-import { RUN_ERROR_CODES } from "@oah/core";
+import { ON_INTERRUPT, RUN_ERROR_CODES } from "@oah/core";
 import { z } from "zod";
 import { jsonValue } from "./json";
 
 const DAY_MS = 86_400_000;
+
+/**
+ * What recovery does with a command in flight when its execution dies (docs/spec.md §7): run it
+ * again (`rerun`, at least once; it is told so in its environment), or quarantine the run with
+ * `step_interrupted` for a person to decide (`fail`).
+ */
+export const onInterruptSchema = z.enum(ON_INTERRUPT);
 
 export const sleepStepSchema = z.strictObject({
   type: z.literal("sleep"),
@@ -14,6 +21,7 @@ export const shellStepSchema = z.strictObject({
   command: z.string().min(1).max(65_536),
   timeoutMs: z.int().min(1).max(DAY_MS).optional(),
   allowFailure: z.boolean().optional(),
+  onInterrupt: onInterruptSchema.optional(),
 });
 
 export const waitToolStepSchema = z.strictObject({
@@ -31,6 +39,7 @@ export const hookStepSchema = z.strictObject({
   type: z.literal("hook"),
   command: z.string().min(1).max(65_536),
   timeoutMs: z.int().min(1).max(DAY_MS).optional(),
+  onInterrupt: onInterruptSchema.optional(),
 });
 
 export const failStepSchema = z.strictObject({

@@ -13,6 +13,8 @@ export const ABILITIES = [
   /** Read runs, their events, steps and streams. */
   "readRuns",
   "cancel",
+  /** Run a run again from one of its steps: a new run that goes on from the checkpoint before it (a fork). */
+  "fork",
   /** Read the console's views: the store's lists and overview, the pool, dead letters, the audit log… */
   "view",
   /** Requeue, bulk jobs, repairs, orders to hosts. */
@@ -23,9 +25,9 @@ export const ABILITIES = [
 export type Ability = (typeof ABILITIES)[number];
 
 const ROLE_ABILITIES: Record<Role, readonly Ability[]> = {
-  submitter: ["submit", "readRuns", "cancel"],
+  submitter: ["submit", "readRuns", "cancel", "fork"],
   viewer: ["readRuns", "view"],
-  operator: ["readRuns", "cancel", "view", "operate"],
+  operator: ["readRuns", "cancel", "fork", "view", "operate"],
   admin: ABILITIES,
 };
 
@@ -64,6 +66,7 @@ export const AUDIT_ACTIONS = [
   "run.requeue_many",
   "run.cancel",
   "run.tool_result",
+  "run.fork",
   "bulk.dry_run",
   "bulk.start",
   "bulk.abort",
@@ -83,6 +86,6 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
  * submission, small entries, and as many as the runs need. Every other audited action is
  * limited per minute for each token (OAH_AUDIT_ACTIONS_PER_MINUTE, docs/spec.md §13).
  */
-const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set(["run.cancel", "run.tool_result"]);
+const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set(["run.cancel", "run.tool_result", "run.fork"]);
 
 export const auditRateLimited = (action: AuditAction): boolean => !RUN_CLIENT_ACTIONS.has(action);

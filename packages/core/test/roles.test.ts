@@ -5,10 +5,10 @@ import { ABILITIES, type Ability, AUDIT_ACTIONS, auditRateLimited, may, ROLES, t
 
 // Role by role, every ability (docs/spec.md §13): what each may do, and nothing more.
 const TABLE: Record<Role, readonly Ability[]> = {
-  submitter: ["submit", "readRuns", "cancel"],
+  submitter: ["submit", "readRuns", "cancel", "fork"],
   viewer: ["readRuns", "view"],
-  operator: ["readRuns", "cancel", "view", "operate"],
-  admin: ["submit", "readRuns", "cancel", "view", "operate", "administer"],
+  operator: ["readRuns", "cancel", "fork", "view", "operate"],
+  admin: ["submit", "readRuns", "cancel", "fork", "view", "operate", "administer"],
 };
 
 describe("roles", () => {
@@ -28,8 +28,8 @@ describe("roles", () => {
 });
 
 describe("the audited actions a token may make a minute", () => {
-  // A run's own client (its cancel, its tool results) makes as many as its runs need.
-  const UNLIMITED = ["run.cancel", "run.tool_result"];
+  // A run's own client (its cancel, its tool results, its forks) makes as many as its runs need.
+  const UNLIMITED = ["run.cancel", "run.tool_result", "run.fork"];
 
   it.each(AUDIT_ACTIONS.map((action) => [action, !UNLIMITED.includes(action)] as const))(
     "%s: limited %s",

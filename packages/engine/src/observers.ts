@@ -15,6 +15,16 @@ export interface EngineObservers {
     errorCode: string | null;
     durationMs: number;
   }): void;
+  /**
+   * An attempt went on from the run's last checkpoint: the completed steps (by kind) and model
+   * tokens it does not spend again, and the kind of the step it does again (the one in flight
+   * when the last attempt died), if any.
+   */
+  runResumed?(event: {
+    run: Run;
+    avoided: { steps: Partial<Record<StepKind, number>>; modelTokens: number };
+    rerun: StepKind | null;
+  }): void;
   /** A session claimed ahead was taken by its slot, put back, or none was found. */
   claimedAhead?(event: { outcome: "taken" | "put_back" | "empty" }): void;
   /** A stored event went out on a stream this long after it was written (its `at`). */

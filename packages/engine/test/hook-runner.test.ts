@@ -24,6 +24,7 @@ function recordingJournal(): { journal: RunJournal; recorded: Recorded } {
       Object.assign(recorded.steps[stepId]!, end);
       return true;
     },
+    checkpoint: async () => true,
   };
   return { journal, recorded };
 }

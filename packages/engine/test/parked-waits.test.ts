@@ -224,7 +224,7 @@ describe("a parked agent", () => {
       executor: "agent",
       input: {
         prompt: "Weather in Lisbon and Porto?",
-        tools: { shell: false, client: [{ name: "weather" }] },
+        tools: { shell: false, shellOnInterrupt: "rerun", client: [{ name: "weather" }] },
         maxSteps: 4,
       },
       priority: "normal",

@@ -20,6 +20,8 @@ function cleanEnv(run: Run): NodeJS.ProcessEnv {
     OAH_RUN_ID: run.id,
     OAH_SESSION_ID: run.sessionId,
     OAH_WORKSPACE_ID: run.workspaceId,
+    // Which attempt of the run this is (docs/spec.md §7): a command made idempotent can tell.
+    OAH_ATTEMPT: String(run.attempt),
   };
 }
 

@@ -43,12 +43,7 @@ export type { AuditQuery, NewAuditEntry } from "./ops/audit-log";
 export type { AwaitingSlotPage, WorkspaceActivity } from "./ops/awaiting-slot";
 export type { BulkChunk, BulkItemQuery, NewBulkJob } from "./ops/bulk-jobs";
 export type { CancelRequest } from "./ops/cancel";
-export type {
-  Checkpoint,
-  CheckpointMark,
-  InterruptedStep,
-  Resumption,
-} from "./ops/checkpoints";
+export type { Checkpoint, InterruptedStep, Resumption } from "./ops/checkpoints";
 export type { Claim } from "./ops/claim";
 export type { WriteAnnouncer } from "./ops/context";
 export type { CreatedRun, NewRun, SubmissionOutcome } from "./ops/create-runs";

@@ -105,6 +105,18 @@ export const HTTP_ROUTES: HttpRoute[] = [
     call: (c, r) => c.runs.steps({ ...r.query, runId: r.params.runId! }),
   },
   {
+    method: "GET",
+    path: "/api/v1/runs/:runId/checkpoints",
+    status: 200,
+    call: (c, r) => c.runs.checkpoints({ ...r.query, runId: r.params.runId! }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/runs/:runId/fork",
+    status: 202,
+    call: (c, r) => c.runs.fork({ ...objectBody(r.body), runId: r.params.runId! } as never),
+  },
+  {
     method: "POST",
     path: "/api/v1/runs/:runId/cancel",
     status: 202,

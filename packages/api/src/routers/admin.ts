@@ -12,10 +12,14 @@ import { streamSignal } from "./event-items";
 import { sessionsAdminProcedures } from "./sessions-admin";
 
 /** A requeue as the caller asks it: by the caller, with the name it gives as who asks beside. */
-const requeueRequest = (actor: Actor, input: { requestedBy?: string; includeCancelled: boolean }) => ({
+const requeueRequest = (
+  actor: Actor,
+  input: { requestedBy?: string; includeCancelled: boolean; fromStart: boolean },
+) => ({
   by: actor.name,
   claimedBy: input.requestedBy,
   includeCancelled: input.includeCancelled,
+  fromStart: input.fromStart,
 });
 
 export const adminRouter = router({

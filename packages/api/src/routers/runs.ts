@@ -1,4 +1,5 @@
 import {
+  forkRunInput,
   listRunEventsInput,
   listSessionRunsInput,
   runEventsStreamInput,
@@ -59,6 +60,18 @@ export const runsRouter = router({
     .meta({ ability: "readRuns" })
     .input(runRefInput)
     .query(async ({ ctx, input }) => ({ items: await ctx.service.listRunSteps(input.runId) })),
+
+  /** The run's checkpoints (docs/spec.md §7): after which step, by which attempt. */
+  checkpoints: procedure
+    .meta({ ability: "readRuns" })
+    .input(runRefInput)
+    .query(async ({ ctx, input }) => ({ items: await ctx.service.listCheckpoints(input.runId) })),
+
+  /** Runs the run again from one of its steps: a new run of its session, from the checkpoint before it. */
+  fork: procedure
+    .meta({ ability: "fork", audit: "run.fork" })
+    .input(forkRunInput)
+    .mutation(({ ctx, input }) => ctx.service.fork(input.runId, input.fromStep)),
 
   cancel: procedure
     .meta({ ability: "cancel", audit: "run.cancel" })

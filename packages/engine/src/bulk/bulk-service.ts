@@ -68,6 +68,7 @@ export class BulkService {
       requestedBy: caller,
       claimedBy: input.requestedBy ?? null,
       includeCancelled: input.includeCancelled,
+      fromStart: input.fromStart,
       ...this.starter,
     });
     this.runner.wake();

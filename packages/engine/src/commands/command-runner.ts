@@ -105,3 +105,10 @@ export interface CommandBounds {
   /** Between SIGTERM and SIGKILL when a command is stopped. */
   killGraceMs: number;
 }
+
+/**
+ * What a command run again after its execution died is told (docs/spec.md §7), so that it can
+ * make itself idempotent: that it is resumed, and the step id of the run it was in before.
+ */
+export const rerunEnv = (rerun: { stepId: number } | null | undefined): NodeJS.ProcessEnv =>
+  rerun ? { OAH_RESUMED: "1", OAH_INTERRUPTED_STEP_ID: String(rerun.stepId) } : {};

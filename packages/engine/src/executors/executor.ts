@@ -1,17 +1,38 @@
 import type { Run } from "@oah/contract";
-import type { LiveEventType, RunEventType, StepKind } from "@oah/core";
+import type { LiveEventType, OnInterrupt, RunEventType, StepKind } from "@oah/core";
+import type { Checkpoint, InterruptedStep } from "@oah/store";
+
+export type { Checkpoint, InterruptedStep };
 
 /** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
 export interface RunJournal {
   event(type: RunEventType, data?: Record<string, unknown>): Promise<boolean>;
-  startStep(kind: StepKind, name: string): Promise<number | null>;
+  /** A step begins; a command's says what recovery does if the execution dies while it runs. */
+  startStep(kind: StepKind, name: string, options?: { onInterrupt?: OnInterrupt }): Promise<number | null>;
   /** The output so far of a running step; best effort, for watching it live. */
   updateStep(stepId: number, output: unknown): Promise<boolean>;
+  /**
+   * A step ends; with a checkpoint (docs/spec.md §7), what a later attempt goes on from once this
+   * step is done, written with the step's end.
+   */
   finishStep(
     stepId: number,
     end: { status: "completed" | "failed"; output?: unknown; errorCode?: string; errorMessage?: string },
+    checkpoint?: Checkpoint,
   ): Promise<boolean>;
+  /** A checkpoint on its own: after a step that has no row of its own (a sleep, an output), or at a wait. */
+  checkpoint(checkpoint: Checkpoint): Promise<boolean>;
 }
+
+/**
+ * Where this execution goes on from instead of the start: a parked wait whose result has come
+ * (the `state` the executor gave waitForTool), or the last checkpoint of an earlier attempt (its
+ * `state`, the `log` of every checkpoint's appends in order, and the step that attempt was in
+ * when it died, which this one does again).
+ */
+export type Resumed =
+  | { from: "park"; state: unknown; toolResult: unknown }
+  | { from: "checkpoint"; state: unknown; log: unknown[]; interrupted: InterruptedStep | null };
 
 export interface ExecutionContext {
   run: Run;
@@ -20,12 +41,8 @@ export interface ExecutionContext {
   /** The run's workspace directory, created before the executor starts. */
   workspaceDir: string;
   journal: RunJournal;
-  /**
-   * Set when this execution continues a parked run: what the executor saved when it parked
-   * (the `state` it gave waitForTool), and the tool result it waited for. The executor goes on
-   * from there instead of from the start. Null for an execution from the start.
-   */
-  resumed: { state: unknown; toolResult: unknown } | null;
+  /** Where this execution goes on from; null for one from the start. */
+  resumed: Resumed | null;
   /**
    * Waits for a client's result of the tool `name` (docs/spec.md §6). On a host that holds
    * waits, the run stays in `waiting_tool` in this execution and the call resolves with the
@@ -37,8 +54,16 @@ export interface ExecutionContext {
   waitForTool(name: string, state: unknown): Promise<unknown>;
   /** Runs the configured hooks of a tool event; hooks never fail the run. */
   fireHook(event: "tool.before" | "tool.after", detail: Record<string, unknown>): Promise<void>;
-  /** Runs one hook command (the `hook` step of a script), recorded like configured hooks. */
-  runHookCommand(name: string, command: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Runs one hook command (the `hook` step of a script), recorded like configured hooks, with its
+   * policy if interrupted and, when it runs again after its execution died, the step it was.
+   */
+  runHookCommand(
+    name: string,
+    command: string,
+    timeoutMs: number | undefined,
+    interrupt: { onInterrupt: OnInterrupt; rerun: InterruptedStep | null },
+  ): Promise<void>;
   /** The output of the session's latest completed run of this executor before this one (conversation history). */
   previousOutput(): Promise<unknown>;
   /**

@@ -1,7 +1,13 @@
 import type { Run } from "@oah/contract";
-import type { HookEvent } from "@oah/core";
-import { type CommandRunner, commandValue, refusalOf } from "../commands/command-runner";
-import type { RunJournal } from "../executors/executor";
+import type { HookEvent, OnInterrupt } from "@oah/core";
+import { type CommandRunner, commandValue, refusalOf, rerunEnv } from "../commands/command-runner";
+import type { InterruptedStep, RunJournal } from "../executors/executor";
+
+/** A hook step's command, as a script gives it: its policy when interrupted, and whether it runs again. */
+export interface HookInterrupt {
+  onInterrupt: OnInterrupt;
+  rerun: InterruptedStep | null;
+}
 
 /** A configured hook (OAH_HOOKS): a command run in the run's workspace, or an HTTP endpoint POSTed JSON. */
 export interface HookDefinition {
@@ -57,9 +63,10 @@ export class HookRunner {
     target: HookTarget,
     event: string,
     detail: Record<string, unknown> = {},
+    interrupt?: HookInterrupt,
   ): Promise<void> {
     const limit = timeoutMs ?? this.options.timeoutMs;
-    await this.record(name, event, target, async () => {
+    await this.record(name, event, target, interrupt?.onInterrupt, async () => {
       const { commands } = this.options;
       const refused = refusalOf(commands);
       if (refused) return { output: { command }, error: refused.message };
@@ -70,7 +77,12 @@ export class HookRunner {
         result = await commands.run({
           command,
           workspaceDir: target.workspaceDir,
-          env: { ...this.options.env(target.run), OAH_HOOK_EVENT: event, ...passed.env },
+          env: {
+            ...this.options.env(target.run),
+            OAH_HOOK_EVENT: event,
+            ...passed.env,
+            ...rerunEnv(interrupt?.rerun),
+          },
           files: [passed.file],
           timeoutMs: limit,
           signal: target.signal,
@@ -97,7 +109,7 @@ export class HookRunner {
     detail: Record<string, unknown>,
   ): Promise<void> {
     const { run } = target;
-    await this.record(name, event, target, async () => {
+    await this.record(name, event, target, undefined, async () => {
       const signal = AbortSignal.any([target.signal, AbortSignal.timeout(timeoutMs)]);
       try {
         const res = await fetch(url, {
@@ -132,10 +144,11 @@ export class HookRunner {
     name: string,
     event: string,
     target: HookTarget,
+    onInterrupt: OnInterrupt | undefined,
     execute: () => Promise<{ output: unknown; error?: string }>,
   ): Promise<void> {
     const { journal } = target;
-    const stepId = await journal.startStep("hook", name);
+    const stepId = await journal.startStep("hook", name, onInterrupt ? { onInterrupt } : undefined);
     const { output, error } = await execute();
     if (stepId !== null) {
       await journal.finishStep(stepId, {

@@ -6,6 +6,7 @@ import type {
   RequeueAccepted,
   RequeueItem,
   Run,
+  RunCheckpoint,
   RunEvent,
   RunStep,
   StorageOverview,
@@ -54,6 +55,8 @@ export interface RequeueRequest {
   by: string;
   claimedBy?: string;
   includeCancelled?: boolean;
+  /** Start over from the first step instead of going on from the last checkpoint (docs/spec.md §7). */
+  fromStart?: boolean;
 }
 
 /**
@@ -184,6 +187,27 @@ export class RunService {
     return events;
   }
 
+  /**
+   * Runs again from a step (docs/spec.md §7): a new run at the tail of the run's session that
+   * goes on from the checkpoint before `fromStep`; refused as a submission would be where the
+   * run's commands cannot run.
+   */
+  async fork(runId: string, fromStep: number): Promise<SubmitRunResult> {
+    const source = await this.getRun(runId);
+    const refused = this.refusal(source as unknown as SubmitRunInput);
+    if (refused) throw refused;
+    const made = await this.options.store.forkRun({ id: newRunId(), runId, fromStep });
+    await this.enqueueSubmitted([made]);
+    return { run: made.run, created: true };
+  }
+
+  /** A run's checkpoints, oldest first: after which step, by which attempt. */
+  async listCheckpoints(runId: string): Promise<RunCheckpoint[]> {
+    const marks = await this.options.store.listCheckpoints(runId);
+    if (marks.length === 0) await this.getRun(runId);
+    return marks;
+  }
+
   async listRunSteps(runId: string): Promise<RunStep[]> {
     const steps = await this.options.store.listRunSteps(runId);
     if (steps.length === 0) await this.getRun(runId);
@@ -227,6 +251,7 @@ export class RunService {
       claimedBy: request.claimedBy ?? null,
       maxAttempts,
       includeCancelled: request.includeCancelled ?? false,
+      fromStart: request.fromStart ?? false,
     });
     const accepted = outcomes.flatMap((o) => (o.ok ? [o.queueEntry] : []));
     try {

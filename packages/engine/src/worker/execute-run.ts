@@ -4,7 +4,7 @@ import type { SessionClaim } from "@oah/coordination";
 import type { StepKind } from "@oah/core";
 import type { Claim, ParkedExecution } from "@oah/store";
 import { abortReasonOf } from "../abort";
-import type { ExecutionContext, RunJournal } from "../executors/executor";
+import type { ExecutionContext, Resumed, RunJournal } from "../executors/executor";
 import type { HookTarget } from "../hooks/hook-runner";
 import type { HostContext } from "../host-context";
 import { type ToolWaitHost, waitForTool } from "../tool-wait";
@@ -28,15 +28,19 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
   const open = new Map<number, { kind: StepKind; name: string; startedAt: number }>();
   return {
     event: async (type, data) => fenced(await host.store.appendEvent(claim, type, data)),
-    startStep: async (kind, name) => {
-      const stepId = fenced(await host.store.startStep(claim, { kind, name }));
+    startStep: async (kind, name, options) => {
+      const stepId = fenced(await host.store.startStep(claim, { kind, name, ...options }));
       if (stepId !== null) open.set(stepId, { kind, name, startedAt: host.clock.now() });
       return stepId;
     },
     // Best effort, and no sign of fencing: the step may have ended meanwhile.
     updateStep: (stepId, output) => host.store.updateStepOutput(claim, stepId, output),
-    finishStep: async (stepId, end) => {
-      const written = fenced(await host.store.finishStep(claim, stepId, end));
+    // A step an abort cut short (a cancel, a drain, a timeout) is not done: no checkpoint says it is.
+    checkpoint: async (checkpoint) =>
+      !controller.signal.aborted && fenced(await host.store.saveCheckpoint(claim, checkpoint)),
+    finishStep: async (stepId, end, checkpoint) => {
+      const done = controller.signal.aborted ? undefined : checkpoint;
+      const written = fenced(await host.store.finishStep(claim, stepId, end, done));
       const step = open.get(stepId);
       open.delete(stepId);
       if (written && step) {
@@ -61,7 +65,7 @@ function contextOf(
   target: HookTarget,
   claim: Claim,
   controller: AbortController,
-  resumed: ParkedExecution | undefined,
+  resumed: Resumed | null,
 ): ExecutionContext {
   const { run, journal, workspaceDir, signal } = target;
   return {
@@ -69,11 +73,11 @@ function contextOf(
     signal,
     workspaceDir,
     journal,
-    resumed: resumed ? { state: resumed.state, toolResult: resumed.toolResult } : null,
+    resumed,
     waitForTool: (name, state) => waitForTool(host, { claim, controller }, name, state),
     fireHook: (event, detail) => host.hooks.fire(event, target, detail),
-    runHookCommand: (name, command, timeoutMs) =>
-      host.hooks.command(name, command, timeoutMs, target, "script"),
+    runHookCommand: (name, command, timeoutMs, interrupt) =>
+      host.hooks.command(name, command, timeoutMs, target, "script", {}, interrupt),
     previousOutput: () => host.store.previousOutput(run.sessionId, run.seq, run.executor),
     live: (type, data) => {
       // An aborted execution's text is no longer the run's (cancelled, or fenced out by a new owner).
@@ -90,6 +94,31 @@ function contextOf(
       });
     },
   };
+}
+
+const parkResume = ({ state, toolResult }: ParkedExecution): Resumed => ({ from: "park", state, toolResult });
+
+/**
+ * Where an attempt after the first goes on from (docs/spec.md §7): the last checkpoint of the
+ * run, told as `run.resumed` with what it does not do again and the step it does again; null
+ * when the run has none (it starts from its first step). A first attempt has none to read, but
+ * a fork's, whose checkpoints are its source's.
+ */
+async function checkpointResume(host: ExecutionHost, run: Run, journal: RunJournal): Promise<Resumed | null> {
+  if (run.attempt <= 1 && run.forkedFrom === null) return null;
+  const resumption = await host.store.readResumption(run.id);
+  if (!resumption) return null;
+  const { stepId, interrupted, avoided } = resumption;
+  await journal.event("run.resumed", {
+    fromCheckpoint: true,
+    fromStep: stepId,
+    attempt: run.attempt,
+    avoided,
+    ...(interrupted ? { interrupted } : {}),
+    ...(run.forkedFrom ? { forkedFrom: run.forkedFrom } : {}),
+  });
+  host.observers.runResumed?.({ run, avoided, rerun: interrupted?.kind ?? null });
+  return { from: "checkpoint", state: resumption.state, log: resumption.log, interrupted };
 }
 
 /**
@@ -122,7 +151,8 @@ export async function executeRun(
     const executor = host.executors.get(run.executor);
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
     if (!resumed) await host.hooks.fire("run.started", hookTarget);
-    const result = await executor.execute(contextOf(host, hookTarget, claim, controller, resumed));
+    const from = resumed ? parkResume(resumed) : await checkpointResume(host, run, journal);
+    const result = await executor.execute(contextOf(host, hookTarget, claim, controller, from));
     settled = { ok: true, output: result.output };
   } catch (error) {
     settled = { ok: false, error };

@@ -19,6 +19,8 @@ export interface NewBulkJob {
   requestedBy: string;
   claimedBy: string | null;
   includeCancelled: boolean;
+  /** A requeue's runs start over from their first step instead of going on from their checkpoints. */
+  fromStart?: boolean;
   /** Who starts it: it holds the job's lease while the runs matched are written as its items. */
   owner: string;
   leaseMs: number;
@@ -49,6 +51,7 @@ interface JobRow {
   requested_by: string;
   claimed_by: string | null;
   include_cancelled: number;
+  from_start: number;
   status: string;
   total: number;
   done: number;
@@ -61,7 +64,7 @@ interface JobRow {
 }
 
 const JOB_COLUMNS =
-  sql.raw(`id, action, filter, requested_by, claimed_by, include_cancelled, status, total, done, outcomes,
+  sql.raw(`id, action, filter, requested_by, claimed_by, include_cancelled, from_start, status, total, done, outcomes,
   error, started_at, ended_at, lease_owner, matching`);
 
 function decodeJob(row: JobRow, db: SqlClient): BulkJob {
@@ -94,9 +97,10 @@ export const MATCH_PAGE = 1_000;
 export async function createBulkJob(ctx: OpContext, job: NewBulkJob): Promise<BulkJob> {
   const now = ctx.now();
   await ctx.db.run(sql`INSERT INTO bulk_jobs (id, action, filter, requested_by, claimed_by, include_cancelled,
-      status, total, done, outcomes, started_at, lease_owner, lease_until, matching)
+      from_start, status, total, done, outcomes, started_at, lease_owner, lease_until, matching)
     VALUES (${job.id}, ${job.action}, ${ctx.db.json(job.filter)}, ${job.requestedBy}, ${job.claimedBy},
-      ${job.includeCancelled ? 1 : 0}, 'running', 0, 0, ${ctx.db.json({})}, ${now}, ${job.owner}, ${now + job.leaseMs}, 1)`);
+      ${job.includeCancelled ? 1 : 0}, ${job.fromStart ? 1 : 0}, 'running', 0, 0, ${ctx.db.json({})}, ${now},
+      ${job.owner}, ${now + job.leaseMs}, 1)`);
   for (;;) {
     const matched = await ctx.db.transaction((tx) =>
       matchPage(tx, job.id, job.owner, { leaseMs: job.leaseMs, now: ctx.now(), release: true }),
@@ -227,6 +231,7 @@ export async function runBulkChunk(
         claimedBy: job.claimed_by,
         maxAttempts,
         includeCancelled: Number(job.include_cancelled) === 1,
+        fromStart: Number(job.from_start) === 1,
       };
       const requeues = await requeueRunsIn(tx, runIds, request, now);
       wrote.push(...requeuedSessions(requeues));

@@ -1,3 +1,4 @@
+import type { RunCheckpoint } from "@oah/contract";
 import type { OnInterrupt, StepKind } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { SqlClient } from "../sql/client";
@@ -14,7 +15,10 @@ export interface Checkpoint {
   appended?: readonly unknown[];
 }
 
-/** The step an execution was in when it died: begun after the last checkpoint, never ended by one. */
+/**
+ * The step an execution was in when it died: begun after the last checkpoint and left open by it
+ * (still running, or ended by recovery as `worker_recovery_failed`).
+ */
 export interface InterruptedStep {
   stepId: number;
   kind: StepKind;
@@ -35,14 +39,6 @@ export interface Resumption {
   interrupted: InterruptedStep | null;
   /** What going on from here does not do again: the completed steps by kind, and the model tokens they used. */
   avoided: { steps: Partial<Record<StepKind, number>>; modelTokens: number };
-}
-
-/** One checkpoint as a run's page shows it: after which step, by which attempt. */
-export interface CheckpointMark {
-  id: number;
-  stepId: number | null;
-  attempt: number;
-  at: string;
 }
 
 /** The fence of a checkpoint: the run is still active and still this claim's. */
@@ -106,13 +102,18 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
     kind: StepKind;
     name: string;
     status: string;
+    error_code: string | null;
     on_interrupt: OnInterrupt | null;
     tokens: number | string | null;
-  }>(sql`SELECT id, kind, name, status, on_interrupt, ${modelTokens(db)} AS tokens
+  }>(sql`SELECT id, kind, name, status, error_code, on_interrupt, ${modelTokens(db)} AS tokens
     FROM run_steps WHERE run_id = ${runId} AND kind <> 'system' ORDER BY id`);
   const checkpointedStep = stepId ?? 0;
   const done = steps.filter((s) => Number(s.id) <= checkpointedStep && s.status === "completed");
-  const begun = steps.find((s) => Number(s.id) > checkpointedStep);
+  const begun = steps.findLast(
+    (s) =>
+      Number(s.id) > checkpointedStep &&
+      (s.status === "running" || s.error_code === "worker_recovery_failed"),
+  );
   const avoided: Resumption["avoided"] = { steps: {}, modelTokens: 0 };
   for (const s of done) {
     avoided.steps[s.kind] = (avoided.steps[s.kind] ?? 0) + 1;
@@ -137,7 +138,7 @@ const modelTokens = (db: SqlClient): SQL =>
     : sql`CASE WHEN kind = 'model' THEN json_extract(output, '$.usage.total_tokens') END`;
 
 /** A run's checkpoints, oldest first, without what they hold. */
-export async function listCheckpoints({ db }: OpContext, runId: string): Promise<CheckpointMark[]> {
+export async function listCheckpoints({ db }: OpContext, runId: string): Promise<RunCheckpoint[]> {
   const rows =
     await db.all<CheckpointRow>(sql`SELECT id, step_id, attempt, at, NULL AS state, NULL AS appended
     FROM run_checkpoints WHERE run_id = ${runId} ORDER BY id`);

@@ -232,6 +232,8 @@ export const bulkJobs = pgTable(
     /** The name the caller gave as who asks (`requestedBy` of its input), kept beside it. */
     claimedBy: text("claimed_by"),
     includeCancelled: integer("include_cancelled").notNull(),
+    /** A requeue's: 1 when its runs start over from their first step, their checkpoints dropped. */
+    fromStart: integer("from_start").notNull().default(0),
     status: text("status").notNull(),
     total: integer("total").notNull(),
     done: integer("done").notNull(),

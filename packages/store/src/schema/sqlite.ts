@@ -179,6 +179,7 @@ export const bulkJobs = sqliteTable(
     /** The name the caller gave as who asks (`requestedBy` of its input), kept beside it. */
     claimedBy: text("claimed_by"),
     includeCancelled: integer("include_cancelled").notNull(),
+    fromStart: integer("from_start").notNull().default(0),
     status: text("status").notNull(),
     total: integer("total").notNull(),
     done: integer("done").notNull(),

@@ -34,13 +34,23 @@ class Mutex {
   }
 }
 
+/**
+ * Whether a process lives: one that was killed and not yet reaped (a zombie, for as long as its
+ * parent, in a container often a minimal init, takes to wait for it) holds nothing any more.
+ */
 function processExists(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    // The state is the field after the command's name, which is in parentheses and may hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 

@@ -1,9 +1,9 @@
 import type { AgentInput } from "@oah/contract";
 import { refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
-import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
+import type { Checkpoint, ExecutionContext, ExecutionResult, Executor, InterruptedStep } from "../executor";
 import { callModel } from "../model/model-call";
-import type { ChatMessage, ModelEndpoint, ToolCall, ToolSpec } from "../model/model-client";
+import type { ChatMessage, ModelEndpoint, ModelReply, ToolCall, ToolSpec } from "../model/model-client";
 import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";
 
 export interface AgentExecutorOptions extends ShellToolOptions {
@@ -66,6 +66,26 @@ interface AgentProgress {
   calls: number;
   /** The tool calls of the last reply still to answer; when parked, the first is the one waited for. */
   pending: ToolCall[];
+  /** How many of the messages the run's checkpoints hold already: the next appends the rest. */
+  logged: number;
+}
+
+/** What an agent's checkpoint holds (docs/spec.md §7); its messages are the run's log, appended to. */
+type AgentCheckpoint = Pick<AgentProgress, "calls" | "pending">;
+
+const assistantMessage = (reply: ModelReply): ChatMessage => ({
+  role: "assistant",
+  content: reply.content || null,
+  ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+});
+
+/**
+ * The checkpoint once `added` (the reply, or a tool's answer) joins the conversation: the calls
+ * and pending tool calls then, and the messages the log does not have yet.
+ */
+function checkpointOf(progress: AgentProgress, added: ChatMessage, next: AgentCheckpoint): Checkpoint {
+  const state: AgentCheckpoint = { calls: next.calls, pending: next.pending };
+  return { state, appended: [...progress.messages.slice(progress.logged), added] };
 }
 
 const toolMessage = (call: ToolCall, result: unknown): ChatMessage => ({
@@ -89,13 +109,22 @@ export class AgentExecutor implements Executor {
     const input = context.run.input as AgentInput;
     const refused = input.tools.shell ? refusalOf(this.options.commands) : null;
     if (refused) throw refused;
-    const progress = context.resumed ? await this.resume(context) : await this.begin(input, context);
+    const { resumed } = context;
+    const progress =
+      resumed?.from === "park"
+        ? await this.resumeParked(context)
+        : resumed?.from === "checkpoint"
+          ? fromCheckpoint(resumed.state as AgentCheckpoint, resumed.log as ChatMessage[])
+          : await this.begin(input, context);
+    // The shell call an earlier attempt was running when it died: it runs again, and is told so.
+    let rerun =
+      resumed?.from === "checkpoint" && resumed.interrupted?.kind === "tool" ? resumed.interrupted : null;
     const tools = toolSpecs(input.tools);
     for (;;) {
       while (progress.pending.length > 0) {
         const call = progress.pending[0]!;
-        progress.messages.push(toolMessage(call, await this.toolCall(call, input, context, progress)));
-        progress.pending.shift();
+        await this.toolCall(call, input, context, progress, rerun);
+        rerun = null;
       }
       if (progress.calls >= input.maxSteps) {
         throw new RunFailure(
@@ -103,13 +132,15 @@ export class AgentExecutor implements Executor {
           `the model gave no final answer within ${input.maxSteps} calls`,
         );
       }
-      const reply = await callModel(context, this.options.model, progress.messages, tools);
+      const reply = await callModel(context, this.options.model, progress.messages, tools, (answer) =>
+        checkpointOf(progress, assistantMessage(answer), {
+          calls: progress.calls + 1,
+          pending: answer.toolCalls,
+        }),
+      );
       progress.calls++;
-      progress.messages.push({
-        role: "assistant",
-        content: reply.content || null,
-        ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
-      });
+      progress.messages.push(assistantMessage(reply));
+      progress.logged = progress.messages.length;
       if (reply.toolCalls.length === 0) {
         const output: AgentOutput = { answer: reply.content, messages: progress.messages };
         return { output };
@@ -124,69 +155,133 @@ export class AgentExecutor implements Executor {
     const messages: ChatMessage[] = Array.isArray(previous?.messages) ? [...previous.messages] : [];
     if (input.system && messages.length === 0) messages.push({ role: "system", content: input.system });
     messages.push({ role: "user", content: input.prompt });
-    return { messages, calls: 0, pending: [] };
+    return { messages, calls: 0, pending: [], logged: 0 };
   }
 
   /** A parked agent's conversation, with the answer to the client tool it waited for. */
-  private async resume(context: ExecutionContext): Promise<AgentProgress> {
-    const { state, toolResult } = context.resumed!;
-    const progress = state as AgentProgress;
-    const call = progress.pending.shift()!;
-    const result = await this.clientToolAnswered(call, parseArguments(call) ?? {}, toolResult, context);
-    progress.messages.push(toolMessage(call, result));
+  private async resumeParked(context: ExecutionContext): Promise<AgentProgress> {
+    const { state, toolResult } = context.resumed as Extract<ExecutionContext["resumed"], { from: "park" }>;
+    // A wait parked by an earlier version saved no `logged`: its checkpoints hold none of it.
+    const saved = state as Omit<AgentProgress, "logged"> & { logged?: number };
+    const progress: AgentProgress = { ...saved, logged: saved.logged ?? 0 };
+    const call = progress.pending[0]!;
+    await this.clientToolAnswered(call, parseArguments(call) ?? {}, toolResult, context, progress);
     return progress;
   }
 
+  /**
+   * Answers the first pending tool call: its answer joins the conversation, the call leaves the
+   * pending ones, and a checkpoint of that is saved with the answer's step (a call answered
+   * without one, a refusal, is checkpointed on its own).
+   */
   private async toolCall(
     call: ToolCall,
     input: AgentInput,
     context: ExecutionContext,
     progress: AgentProgress,
-  ): Promise<unknown> {
+    rerun: InterruptedStep | null,
+  ): Promise<void> {
     const name = call.function.name;
     const args = parseArguments(call);
-    if (!args) return { error: "the arguments are not a JSON object" };
-    if (name === "shell" && input.tools.shell) {
-      if (typeof args.command !== "string" || args.command === "") return { error: "shell needs a command" };
+    if (
+      args &&
+      name === "shell" &&
+      input.tools.shell &&
+      typeof args.command === "string" &&
+      args.command !== ""
+    ) {
       // A failing command is an answer for the model, not a failure of the run.
-      const result = await runShellTool(
-        { command: args.command, allowFailure: true, origin: { toolCallId: call.id } },
+      await runShellTool(
+        {
+          command: args.command,
+          allowFailure: true,
+          origin: { toolCallId: call.id },
+          onInterrupt: input.tools.shellOnInterrupt,
+          rerun,
+          checkpointOf: (result) =>
+            checkpointOf(progress, toolMessage(call, shellAnswer(result)), answered(progress)),
+        },
         context,
         this.options.shellEnv(context),
         this.options,
-      );
-      return {
-        exitCode: result.exitCode,
-        stdout: result.stdout,
-        stderr: result.stderr,
-        ...(result.failure ? { error: result.failure.message, errorCode: result.failure.code } : {}),
-      };
+      ).then((result) => answer(progress, toolMessage(call, shellAnswer(result))));
+      return;
     }
-    if (input.tools.client.some((t) => t.name === name)) {
+    if (args && input.tools.client.some((t) => t.name === name)) {
       const { journal } = context;
       await context.fireHook("tool.before", { tool: name, toolCallId: call.id });
       await journal.event("tool.started", { tool: name, toolCallId: call.id, client: true, arguments: args });
       // The run waits in `waiting_tool` until the client posts the result (here, or after a park).
       const result = await context.waitForTool(name, progress);
-      return this.clientToolAnswered(call, args, result, context);
+      await this.clientToolAnswered(call, args, result, context, progress);
+      return;
     }
-    return { error: `there is no tool named ${name}` };
+    const refusal = toolMessage(call, refusalOfCall(name, args, input));
+    await context.journal.checkpoint(checkpointOf(progress, refusal, answered(progress)));
+    answer(progress, refusal);
   }
 
-  /** A client tool's result recorded: its step, its event, its hooks. */
+  /** A client tool's result recorded: its step (with the checkpoint after it), its event, its hooks. */
   private async clientToolAnswered(
     call: ToolCall,
     args: Record<string, unknown>,
     result: unknown,
     context: ExecutionContext,
-  ): Promise<unknown> {
+    progress: AgentProgress,
+  ): Promise<void> {
     const { journal } = context;
     const name = call.function.name;
+    const message = toolMessage(call, result);
     const stepId = await journal.startStep("tool", name);
     if (stepId !== null)
-      await journal.finishStep(stepId, { status: "completed", output: { arguments: args, result } });
+      await journal.finishStep(
+        stepId,
+        { status: "completed", output: { arguments: args, result } },
+        checkpointOf(progress, message, answered(progress)),
+      );
     await journal.event("tool.completed", { stepId, tool: name, toolCallId: call.id, client: true });
     await context.fireHook("tool.after", { tool: name, toolCallId: call.id });
-    return result;
+    answer(progress, message);
   }
+}
+
+/** The progress a checkpoint holds: the messages of its log, the calls made, the tool calls still to answer. */
+const fromCheckpoint = (state: AgentCheckpoint, log: ChatMessage[]): AgentProgress => ({
+  messages: [...log],
+  calls: state.calls,
+  pending: [...state.pending],
+  logged: log.length,
+});
+
+/** The calls and pending tool calls once the first pending one is answered. */
+const answered = (progress: AgentProgress): AgentCheckpoint => ({
+  calls: progress.calls,
+  pending: progress.pending.slice(1),
+});
+
+/** The first pending call answered: its answer in the conversation, now in the log too. */
+function answer(progress: AgentProgress, message: ChatMessage): void {
+  progress.messages.push(message);
+  progress.pending.shift();
+  progress.logged = progress.messages.length;
+}
+
+/** What the model is told of a shell call: its exit, its output, and why it failed if it did. */
+const shellAnswer = (result: {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  failure: { message: string; code: string } | null;
+}) => ({
+  exitCode: result.exitCode,
+  stdout: result.stdout,
+  stderr: result.stderr,
+  ...(result.failure ? { error: result.failure.message, errorCode: result.failure.code } : {}),
+});
+
+/** Why a tool call the agent cannot make is refused: its answer to the model. */
+function refusalOfCall(name: string, args: Record<string, unknown> | null, input: AgentInput): unknown {
+  if (!args) return { error: "the arguments are not a JSON object" };
+  if (name === "shell" && input.tools.shell) return { error: "shell needs a command" };
+  return { error: `there is no tool named ${name}` };
 }

@@ -1,5 +1,5 @@
 import { RunFailure } from "../../run-failure";
-import type { ExecutionContext } from "../executor";
+import type { Checkpoint, ExecutionContext } from "../executor";
 import {
   type ChatMessage,
   chatCompletion,
@@ -19,6 +19,8 @@ export async function callModel(
   endpoint: ModelEndpoint,
   messages: ChatMessage[],
   tools: ToolSpec[] = [],
+  /** What a later attempt goes on from once this reply is had: saved with the model step's end. */
+  checkpointOf?: (reply: ModelReply) => Checkpoint,
 ): Promise<ModelReply> {
   const { journal } = context;
   const stepId = await journal.startStep("model", endpoint.model);
@@ -30,15 +32,19 @@ export async function callModel(
     );
     const usage = reply.usage;
     if (stepId !== null) {
-      await journal.finishStep(stepId, {
-        status: "completed",
-        output: {
-          content: reply.content,
-          toolCalls: reply.toolCalls,
-          usage,
-          finishReason: reply.finishReason,
+      await journal.finishStep(
+        stepId,
+        {
+          status: "completed",
+          output: {
+            content: reply.content,
+            toolCalls: reply.toolCalls,
+            usage,
+            finishReason: reply.finishReason,
+          },
         },
-      });
+        checkpointOf?.(reply),
+      );
     }
     await journal.event("model.completed", {
       stepId,

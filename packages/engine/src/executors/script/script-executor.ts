@@ -2,7 +2,7 @@ import type { ScriptInput, ScriptStep } from "@oah/contract";
 import { sleep, systemClock } from "../../clock";
 import { commandValue, refusalOf } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
-import type { ExecutionContext, ExecutionResult, Executor } from "../executor";
+import type { Checkpoint, ExecutionContext, ExecutionResult, Executor, InterruptedStep } from "../executor";
 import { callModel } from "../model/model-call";
 import type { ModelEndpoint } from "../model/model-client";
 import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";
@@ -24,6 +24,11 @@ interface ScriptProgress extends ScriptState {
   step: number;
 }
 
+/** What a script's checkpoint holds (docs/spec.md §7): the step to run next, and what it has so far. */
+interface ScriptCheckpoint extends ScriptState {
+  next: number;
+}
+
 /** Each step of a script by its type. */
 type StepsByType = { [S in ScriptStep as S["type"]]: S };
 
@@ -33,19 +38,29 @@ interface StepCall {
   context: ExecutionContext;
   state: ScriptState;
   options: ScriptExecutorOptions;
+  /** The checkpoint once this step is done: the script's state as the step leaves it, and the next step. */
+  done: () => Checkpoint;
+  /** The step an earlier attempt was in when it died, when this step is it: it runs again, and is told so. */
+  rerun: InterruptedStep | null;
 }
 
 /**
  * What each type of step does, one entry per type: a step schema (STEP_SCHEMAS) without its
- * entry here fails the type check, and a test holds the entries to STEP_TYPES.
+ * entry here fails the type check, and a test holds the entries to STEP_TYPES. Every step that
+ * completes leaves a checkpoint (with its step's end when it has one) that a later attempt goes
+ * on from.
  */
 export const STEP_HANDLERS: {
   [T in keyof StepsByType]: (step: StepsByType[T], call: StepCall) => Promise<void>;
 } = {
   // A run's own sleep is real time, as are its commands and model calls.
-  sleep: (step, { context }) => sleep(systemClock, step.ms, context.signal),
-  output: async (step, { state }) => {
+  sleep: async (step, { context, done }) => {
+    await sleep(systemClock, step.ms, context.signal);
+    await context.journal.checkpoint(done());
+  },
+  output: async (step, { context, state, done }) => {
     state.output = step.value;
+    await context.journal.checkpoint(done());
   },
   fail: async (step, { index }) => {
     throw new RunFailure(
@@ -53,25 +68,36 @@ export const STEP_HANDLERS: {
       step.message ?? `script step ${index} failed the run`,
     );
   },
-  wait_tool: async (step, { index, context, state }) => {
+  wait_tool: async (step, { index, context, state, done }) => {
+    // A held wait goes on into the same wait on another host, should this one die while it waits.
+    await context.journal.checkpoint({ state: { ...state, next: index } satisfies ScriptCheckpoint });
     const progress: ScriptProgress = { ...state, step: index };
     const result = await context.waitForTool(step.name, progress);
-    state.toolResults[step.name] = await recordToolResult(step.name, result, context);
+    state.toolResults[step.name] = result;
+    await recordToolResult(step.name, result, context, done());
   },
-  model: async (step, { context, state, options }) => {
+  model: async (step, { context, state, options, done }) => {
     const messages = [
       ...(step.system ? [{ role: "system" as const, content: step.system }] : []),
       { role: "user" as const, content: step.prompt },
     ];
     // The answer is the run's output, unless a later output step sets another.
-    state.output = (await callModel(context, options.model, messages)).content;
+    const reply = await callModel(context, options.model, messages, [], (answer) => {
+      state.output = answer.content;
+      return done();
+    });
+    state.output = reply.content;
   },
-  hook: async (step, { index, context, options }) => {
+  hook: async (step, { index, context, options, done, rerun }) => {
     const refused = refusalOf(options.commands);
     if (refused) throw refused;
-    await context.runHookCommand(`step ${index}`, step.command, step.timeoutMs);
+    await context.runHookCommand(`step ${index}`, step.command, step.timeoutMs, {
+      onInterrupt: step.onInterrupt ?? "rerun",
+      rerun,
+    });
+    await context.journal.checkpoint(done());
   },
-  shell: async (step, { index, context, state, options }) => {
+  shell: async (step, { index, context, state, options, done, rerun }) => {
     // Results of client tools are available to later steps, by file whatever their size.
     const results = commandValue("OAH_TOOL_RESULTS", "tool-results.json", JSON.stringify(state.toolResults));
     const result = await runShellTool(
@@ -81,6 +107,9 @@ export const STEP_HANDLERS: {
         allowFailure: step.allowFailure,
         origin: { index },
         files: [results.file],
+        onInterrupt: step.onInterrupt ?? "rerun",
+        rerun,
+        checkpointOf: done,
       },
       context,
       { ...options.shellEnv(context), ...results.env },
@@ -95,11 +124,16 @@ function runStep<T extends keyof StepsByType>(type: T, step: StepsByType[T], cal
   return STEP_HANDLERS[type](step, call);
 }
 
-/** A client tool's result, once posted, is recorded as a step of the run. */
-async function recordToolResult(name: string, result: unknown, context: ExecutionContext): Promise<unknown> {
+/** A client tool's result, once posted, is recorded as a step of the run (with the checkpoint after it). */
+async function recordToolResult(
+  name: string,
+  result: unknown,
+  context: ExecutionContext,
+  checkpoint: Checkpoint,
+): Promise<void> {
   const stepId = await context.journal.startStep("tool", name);
-  if (stepId !== null) await context.journal.finishStep(stepId, { status: "completed", output: result });
-  return result;
+  if (stepId !== null)
+    await context.journal.finishStep(stepId, { status: "completed", output: result }, checkpoint);
 }
 
 /** The `script` executor of docs/spec.md §12: its steps, in order. */
@@ -109,19 +143,32 @@ export class ScriptExecutor implements Executor {
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const { steps } = context.run.input as ScriptInput;
     const state: ScriptState = { output: null, toolResults: {} };
+    const checkpointAfter = (index: number): Checkpoint => ({
+      state: { ...state, toolResults: { ...state.toolResults }, next: index + 1 } satisfies ScriptCheckpoint,
+    });
     let next = 0;
-    if (context.resumed) {
+    let rerun: InterruptedStep | null = null;
+    const { resumed } = context;
+    if (resumed?.from === "park") {
       // A parked run goes on after the wait_tool step it parked at, its result in hand.
-      const { step, output, toolResults } = context.resumed.state as ScriptProgress;
+      const { step, output, toolResults } = resumed.state as ScriptProgress;
       const { name } = steps[step] as StepsByType["wait_tool"];
       Object.assign(state, { output, toolResults });
-      state.toolResults[name] = await recordToolResult(name, context.resumed.toolResult, context);
+      state.toolResults[name] = resumed.toolResult;
+      await recordToolResult(name, resumed.toolResult, context, checkpointAfter(step));
       next = step + 1;
+    } else if (resumed?.from === "checkpoint") {
+      // An earlier attempt's completed steps are not run again; the one it died in is.
+      const { next: at, output, toolResults } = resumed.state as ScriptCheckpoint;
+      Object.assign(state, { output, toolResults });
+      next = at;
+      rerun = resumed.interrupted;
     }
     for (let index = next; index < steps.length; index++) {
       if (context.signal.aborted) break;
       const step = steps[index]!;
-      await runStep(step.type, step, { index, context, state, options: this.options });
+      const call = { index, context, state, options: this.options, done: () => checkpointAfter(index) };
+      await runStep(step.type, step, { ...call, rerun: index === next ? rerun : null });
     }
     return { output: state.output };
   }

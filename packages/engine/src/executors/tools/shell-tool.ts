@@ -1,11 +1,13 @@
+import type { OnInterrupt } from "@oah/core";
 import {
   type CommandFile,
   type CommandResult,
   type CommandRunner,
   refusalOf,
+  rerunEnv,
 } from "../../commands/command-runner";
 import { RunFailure } from "../../run-failure";
-import type { ExecutionContext } from "../executor";
+import type { Checkpoint, ExecutionContext, InterruptedStep } from "../executor";
 
 export interface ShellToolOptions {
   /** Per call, unless the call sets `timeoutMs` (OAH_TOOL_TIMEOUT_MS). */
@@ -23,6 +25,12 @@ export interface ShellCall {
   origin: Record<string, unknown>;
   /** Files the command finds read-only (the results of client tools). */
   files?: readonly CommandFile[];
+  /** What recovery does if the execution dies while the command runs (docs/spec.md §7; default rerun). */
+  onInterrupt?: OnInterrupt;
+  /** The step an earlier attempt was running when it died, when this call runs it again. */
+  rerun?: InterruptedStep | null;
+  /** What a later attempt goes on from once this call is done: saved with its step's end, unless it failed. */
+  checkpointOf?: (result: ShellToolResult) => Checkpoint;
 }
 
 export interface ShellToolResult {
@@ -52,7 +60,7 @@ export async function runShellTool(
   const refused = refusalOf(commands);
   if (refused) throw refused;
   await context.fireHook("tool.before", { tool: "shell", command: call.command, ...call.origin });
-  const stepId = await journal.startStep("tool", "shell");
+  const stepId = await journal.startStep("tool", "shell", { onInterrupt: call.onInterrupt ?? "rerun" });
   await journal.event("tool.started", { stepId, tool: "shell", command: call.command, ...call.origin });
   const limit = call.timeoutMs ?? options.toolTimeoutMs;
   let result: CommandResult;
@@ -60,7 +68,7 @@ export async function runShellTool(
     result = await commands.run({
       command: call.command,
       workspaceDir: context.workspaceDir,
-      env,
+      env: { ...env, ...rerunEnv(call.rerun) },
       files: call.files,
       timeoutMs: limit,
       signal: context.signal,
@@ -112,11 +120,15 @@ export async function runShellTool(
     durationMs: result.durationMs,
   };
   if (stepId !== null) {
-    await journal.finishStep(stepId, {
-      status: failed ? "failed" : "completed",
-      output: record,
-      ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}),
-    });
+    await journal.finishStep(
+      stepId,
+      {
+        status: failed ? "failed" : "completed",
+        output: record,
+        ...(failure ? { errorCode: failure.code, errorMessage: failure.message } : {}),
+      },
+      failed ? undefined : call.checkpointOf?.({ ...record, failure }),
+    );
   }
   await journal.event(failed ? "tool.failed" : "tool.completed", {
     stepId,
