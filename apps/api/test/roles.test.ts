@@ -29,6 +29,8 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "runs.steps": READERS,
   "runs.cancel": ["submitter", "operator", "admin"],
   "runs.submitToolResult": SUBMITTERS,
+  "runs.fork": ["submitter", "operator", "admin"],
+  "runs.checkpoints": READERS,
   "sessions.events": READERS,
   "sessions.onEvents": READERS,
   "admin.runs": VIEWERS,
@@ -77,6 +79,9 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "runs.steps": { runId },
     "runs.cancel": { runId: "run_00000000000000000000000000" },
     "runs.submitToolResult": { runId: "run_00000000000000000000000000", name: "approve", output: 1 },
+    // No such step: an allowed fork is refused 404 and makes no run.
+    "runs.fork": { runId, fromStep: 999_999 },
+    "runs.checkpoints": { runId },
     "sessions.events": { sessionId: "roles" },
     "sessions.onEvents": { sessionId: "roles" },
     "admin.runs": {},
@@ -191,6 +196,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
         const body = {
           "/api/v1/sessions/:sessionId/runs": { input: { steps: [] } },
           "/api/v1/runs/:runId/tool-results": { name: "approve", output: 1 },
+          "/api/v1/runs/:runId/fork": { fromStep: 999_999 },
           "/api/v1/runs/requeue": { runIds: [runId] },
           "/api/v1/bulk-actions": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
         }[route.path];

@@ -1,4 +1,5 @@
 import type { RequeueErrorCode } from "./error-codes";
+import type { StepKind } from "./events";
 import type { ActiveStatus, RunStatus } from "./run-status";
 
 export const RECOVERY_STRATEGIES = ["fail", "requeue_running", "requeue_all"] as const;
@@ -46,9 +47,24 @@ export interface RecoveryRecord {
   deadLetter?: DeadLetter;
 }
 
+/**
+ * `metadata.resumed`: the last attempt that went on from a checkpoint (docs/spec.md §7), what it
+ * did not do again (the completed steps by kind, the model tokens they had used), and the step in
+ * flight when the attempt before it died, which it did again.
+ */
+export interface ResumeRecord {
+  attempt: number;
+  /** The last step the checkpoint covers (null: none, the run went on from its first). */
+  fromStep: number | null;
+  avoided: { steps: Partial<Record<StepKind, number>>; modelTokens: number };
+  rerun: { stepId: number; kind: StepKind } | null;
+  at: string;
+}
+
 export interface RunMetadata {
   recoveryAttempts?: number;
   recovery?: RecoveryRecord;
+  resumed?: ResumeRecord;
   /** Present (true) while the run is parked in `waiting_tool`: it holds no worker and no slot. */
   parked?: true;
   [key: string]: unknown;

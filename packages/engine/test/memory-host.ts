@@ -113,6 +113,11 @@ export interface MemoryHostOptions {
   waitMode?: WaitMode;
   /** The engine's and the store's time; the system clock by default. */
   clock?: ManualClock;
+  /**
+   * The store of a host before this one (this host takes its place, as after a crash: it does
+   * not close it); a store of its own by default.
+   */
+  store?: RunStore;
 }
 
 /**
@@ -124,7 +129,7 @@ export interface MemoryHostOptions {
 export function createMemoryHost(options: MemoryHostOptions = {}) {
   let skewMs = 0;
   const clock: Clock = options.clock ?? systemClock;
-  const store = watched(createMemoryStore({ now: () => clock.now() + skewMs }));
+  const store = watched(options.store ?? createMemoryStore({ now: () => clock.now() + skewMs }));
   const local = localBackend({ lockTtlMs: 30_000 });
   const backend: Backend = options.events ? { ...local, events: options.events } : local;
   const { queue, events, leases, orders } = backend;
@@ -240,7 +245,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
       // What is still in hand waits out the drain timeout: time passes for it.
       await (options.clock ? options.clock.advanceUntil(stopping, 100) : stopping);
       await backend.close();
-      await store.close();
+      if (!options.store) await store.close();
     },
   };
 }

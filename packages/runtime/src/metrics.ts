@@ -179,6 +179,23 @@ export function createMetrics({
     buckets: [0.005, 0.05, 0.5, 5, 60],
     registers: [registry],
   });
+  const stepsResumed = new Counter({
+    name: "oah_steps_resumed_total",
+    help: "Completed steps that attempts going on from a checkpoint did not execute again, by step kind",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
+  const stepsRerun = new Counter({
+    name: "oah_steps_rerun_total",
+    help: "Steps in flight when an attempt died, executed again by the attempt that went on from its checkpoint, by step kind",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
+  const tokensSaved = new Counter({
+    name: "oah_model_tokens_saved_total",
+    help: "Model tokens of completed model calls that attempts going on from a checkpoint did not spend again",
+    registers: [registry],
+  });
   const http = new Histogram({
     name: "oah_http_request_duration_seconds",
     help: "HTTP requests by route and status",
@@ -197,6 +214,12 @@ export function createMetrics({
       runFinished: ({ run, durationMs }) => {
         finished.inc({ status: run.status });
         duration.observe({ status: run.status }, durationMs / 1000);
+      },
+      runResumed: ({ avoided, rerun }) => {
+        for (const [kind, count] of Object.entries(avoided.steps))
+          if (count) stepsResumed.inc({ kind }, count);
+        if (rerun) stepsRerun.inc({ kind: rerun });
+        if (avoided.modelTokens > 0) tokensSaved.inc(avoided.modelTokens);
       },
       claimedAhead: ({ outcome }) => claimedAhead.inc({ outcome }),
       eventStreamed: ({ delayMs }) => streamDelay.observe(delayMs / 1000),

@@ -11,7 +11,7 @@ import {
   runBulkChunk,
 } from "./ops/bulk-jobs";
 import { requestCancel } from "./ops/cancel";
-import { listCheckpoints, readResumption, saveCheckpoint } from "./ops/checkpoints";
+import { listCheckpoints, readResumption, recordResume, saveCheckpoint } from "./ops/checkpoints";
 import { type OpContext, opContext, type WriteAnnouncer } from "./ops/context";
 import { createRun, createRuns } from "./ops/create-runs";
 import { deadLetters } from "./ops/dead-letters";
@@ -92,7 +92,7 @@ const EXECUTION = {
 export type ExecutionStore = Role<typeof EXECUTION>;
 
 /** What lets a run's later attempt go on after its last completed step (docs/spec.md §7). */
-const CHECKPOINTS = { saveCheckpoint, readResumption } satisfies Ops;
+const CHECKPOINTS = { saveCheckpoint, readResumption, recordResume } satisfies Ops;
 export type CheckpointStore = Role<typeof CHECKPOINTS>;
 
 /** What the API writes of runs for its callers: submissions into sessions, cancels, tool results, requeues. */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import type { SessionClaim } from "@oah/coordination";
-import type { StepKind } from "@oah/core";
+import type { ResumeRecord, StepKind } from "@oah/core";
 import type { Claim, ParkedExecution } from "@oah/store";
 import { abortReasonOf } from "../abort";
 import type { ExecutionContext, Resumed, RunJournal } from "../executors/executor";
@@ -39,6 +39,9 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
     checkpoint: async (checkpoint) =>
       !controller.signal.aborted && fenced(await host.store.saveCheckpoint(claim, checkpoint)),
     finishStep: async (stepId, end, checkpoint) => {
+      // A step a drain cut short stays open, as a crash leaves it: the drain's recovery ends it,
+      // and the next attempt does it again, or, a command with onInterrupt: fail, does not.
+      if (abortReasonOf(controller.signal)?.kind === "shutdown") return true;
       const done = controller.signal.aborted ? undefined : checkpoint;
       const written = fenced(await host.store.finishStep(claim, stepId, end, done));
       const step = open.get(stepId);
@@ -104,12 +107,24 @@ const parkResume = ({ state, toolResult }: ParkedExecution): Resumed => ({ from:
  * when the run has none (it starts from its first step). A first attempt has none to read, but
  * a fork's, whose checkpoints are its source's.
  */
-async function checkpointResume(host: ExecutionHost, run: Run, journal: RunJournal): Promise<Resumed | null> {
+async function checkpointResume(
+  host: ExecutionHost,
+  run: Run,
+  claim: Claim,
+  controller: AbortController,
+): Promise<Resumed | null> {
   if (run.attempt <= 1 && run.forkedFrom === null) return null;
   const resumption = await host.store.readResumption(run.id);
   if (!resumption) return null;
   const { stepId, interrupted, avoided } = resumption;
-  await journal.event("run.resumed", {
+  const record: ResumeRecord = {
+    attempt: run.attempt,
+    fromStep: stepId,
+    avoided,
+    rerun: interrupted ? { stepId: interrupted.stepId, kind: interrupted.kind } : null,
+    at: new Date(host.clock.now()).toISOString(),
+  };
+  const recorded = await host.store.recordResume(claim, record, {
     fromCheckpoint: true,
     fromStep: stepId,
     attempt: run.attempt,
@@ -117,6 +132,10 @@ async function checkpointResume(host: ExecutionHost, run: Run, journal: RunJourn
     ...(interrupted ? { interrupted } : {}),
     ...(run.forkedFrom ? { forkedFrom: run.forkedFrom } : {}),
   });
+  if (!recorded) {
+    controller.abort({ kind: "fenced" });
+    return null;
+  }
   host.observers.runResumed?.({ run, avoided, rerun: interrupted?.kind ?? null });
   return { from: "checkpoint", state: resumption.state, log: resumption.log, interrupted };
 }
@@ -151,7 +170,7 @@ export async function executeRun(
     const executor = host.executors.get(run.executor);
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
     if (!resumed) await host.hooks.fire("run.started", hookTarget);
-    const from = resumed ? parkResume(resumed) : await checkpointResume(host, run, journal);
+    const from = resumed ? parkResume(resumed) : await checkpointResume(host, run, claim, controller);
     const result = await executor.execute(contextOf(host, hookTarget, claim, controller, from));
     settled = { ok: true, output: result.output };
   } catch (error) {

@@ -1,9 +1,11 @@
 import type { RunCheckpoint } from "@oah/contract";
-import type { OnInterrupt, StepKind } from "@oah/core";
+import type { OnInterrupt, ResumeRecord, StepKind } from "@oah/core";
 import { type SQL, sql } from "drizzle-orm";
+import { decodeMetadata } from "../rows";
 import type { SqlClient } from "../sql/client";
 import type { Claim } from "./claim";
 import type { OpContext } from "./context";
+import { insertEvent } from "./insert-events";
 
 /**
  * What an execution saves after a completed step (docs/spec.md §7): the executor's state then,
@@ -131,11 +133,39 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
   };
 }
 
+/**
+ * An attempt goes on from the run's last checkpoint: its `run.resumed` event (with `data`) and
+ * the run's `metadata.resumed`, together and fenced by the claim; false when fenced out.
+ */
+export async function recordResume(
+  ctx: OpContext,
+  claim: Claim,
+  record: ResumeRecord,
+  data: Record<string, unknown>,
+): Promise<boolean> {
+  const now = ctx.now();
+  const sessionId = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.all<{ session_id: string; metadata: unknown }>(sql`
+      SELECT session_id, metadata FROM runs WHERE id = ${claim.runId} AND claim_token = ${claim.token}
+        AND status IN ('running', 'waiting_tool') ${tx.forUpdate}`);
+    if (!row) return null;
+    const metadata = { ...decodeMetadata(row, tx), resumed: record };
+    await tx.run(
+      sql`UPDATE runs SET metadata = ${tx.json(metadata)}, updated_at = ${now} WHERE id = ${claim.runId}`,
+    );
+    await insertEvent(tx, claim.runId, "run.resumed", now, data);
+    return row.session_id;
+  });
+  if (sessionId === null) return false;
+  ctx.wrote([sessionId]);
+  return true;
+}
+
 /** A model step's total tokens, as the step's output records its usage. */
 const modelTokens = (db: SqlClient): SQL =>
   db.dialect === "postgres"
-    ? sql`CASE WHEN kind = 'model' THEN CAST(output -> 'usage' ->> 'total_tokens' AS bigint) END`
-    : sql`CASE WHEN kind = 'model' THEN json_extract(output, '$.usage.total_tokens') END`;
+    ? sql`CASE WHEN kind = 'model' THEN CAST(output -> 'usage' ->> 'totalTokens' AS bigint) END`
+    : sql`CASE WHEN kind = 'model' THEN json_extract(output, '$.usage.totalTokens') END`;
 
 /** A run's checkpoints, oldest first, without what they hold. */
 export async function listCheckpoints({ db }: OpContext, runId: string): Promise<RunCheckpoint[]> {
