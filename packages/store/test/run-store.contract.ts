@@ -22,6 +22,20 @@ function quarantine(
   });
 }
 
+/** Bob's bulk cancel of workspace `ws`'s runs, begun by api-0. */
+function cancelJob(store: RunStore, id: string, ws: string) {
+  return store.createBulkJob({
+    id,
+    action: "cancel",
+    filter: { workspaceId: ws },
+    requestedBy: "bob",
+    claimedBy: null,
+    includeCancelled: false,
+    owner: "api-0",
+    leaseMs: 10_000,
+  });
+}
+
 /**
  * What every store passes, on each of `kinds`: the unit tier runs it on SQLite (a file, and in
  * memory, the engine's unit tests' store), the system tier on PostgreSQL.
@@ -879,16 +893,7 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
       const parked = (await store.createRun(newRun("s-bc-p", { workspaceId: ws }))).run;
       await store.startRun({ runId: parked.id, token: "p" }, "w");
       await store.parkRun({ runId: parked.id, token: "p" }, { tool: "t", state: null });
-      const job = await store.createBulkJob({
-        id: `bulk_C${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
-        action: "cancel",
-        filter: { workspaceId: ws },
-        requestedBy: "bob",
-        claimedBy: null,
-        includeCancelled: false,
-        owner: "api-0",
-        leaseMs: 10_000,
-      });
+      const job = await cancelJob(store, `bulk_C${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`, ws);
       await store.leaseBulkJob("api-1", 10_000);
       const chunk = await store.runBulkChunk(job.id, "api-1", 10, 10_000, 3);
       expect(chunk?.job).toMatchObject({
@@ -903,16 +908,7 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
       expect(statuses).toEqual(["cancelled", "running", "cancelled"]);
       expect((await store.getRun(executing.id))?.cancelRequestedAt).not.toBeNull();
 
-      const aborted = await store.createBulkJob({
-        id: `bulk_A${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
-        action: "cancel",
-        filter: { workspaceId: ws },
-        requestedBy: "bob",
-        claimedBy: null,
-        includeCancelled: false,
-        owner: "api-0",
-        leaseMs: 10_000,
-      });
+      const aborted = await cancelJob(store, `bulk_A${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`, ws);
       expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted", done: 0 });
       expect(await store.leaseBulkJob("api-1", 10_000)).toBeNull();
       expect(await store.abortBulkJob(aborted.id)).toMatchObject({ status: "aborted" });
@@ -1351,16 +1347,7 @@ export function runStoreContract(kinds: readonly InProcessStoreKind[]): void {
         (await store.createRun(newRun(`${s}-q1`, { workspaceId: ws }))).run,
         (await store.createRun(newRun(`${s}-q2`, { workspaceId: ws }))).run,
       ];
-      const job = await store.createBulkJob({
-        id: `bulk_N${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`,
-        action: "cancel",
-        filter: { workspaceId: ws },
-        requestedBy: "bob",
-        claimedBy: null,
-        includeCancelled: false,
-        owner: "api-0",
-        leaseMs: 10_000,
-      });
+      const job = await cancelJob(store, `bulk_N${kind.toUpperCase().padEnd(25, "0").slice(0, 25)}`, ws);
       await store.leaseBulkJob("api-1", 10_000);
       expect(await announced(() => store.runBulkChunk(job.id, "api-1", 10, 10_000, 3))).toEqual([
         queued.map((r) => r.sessionId),
