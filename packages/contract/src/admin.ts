@@ -26,6 +26,8 @@ export const listStorageRunsInput = z.strictObject({
   sessionId: sessionIdSchema.optional(),
   workspaceId: workspaceIdSchema.optional(),
   runId: runIdSchema.optional(),
+  /** The runs forked from this one (docs/spec.md §7), the other end of their `forkedFrom`. */
+  forkedFrom: runIdSchema.optional(),
   createdFrom: isoTime.optional(),
   createdTo: isoTime.optional(),
   limit: wholeNumber(1, 200).default(50),

@@ -35,6 +35,7 @@ const STORAGE_FILTER_COLUMNS = {
   sessionId: { column: "session_id", match: "equals" },
   workspaceId: { column: "workspace_id", match: "equals" },
   runId: { column: "id", match: "equals" },
+  forkedFrom: { column: "forked_from", match: "equals" },
   createdFrom: { column: "created_at", match: "atLeast" },
   createdTo: { column: "created_at", match: "below" },
 } as const satisfies Record<StorageFilterName, { column: string; match: FilterMatch }>;

@@ -174,10 +174,42 @@ export function checkpointsContract(kinds: readonly InProcessStoreKind[]): void 
         input: { steps: [], marker: "source" },
         forkedFrom: { runId: source.id, stepId: steps[2] },
       });
+      // It goes on after the source's second step, which it does not do again, nor the first.
       expect(await store.readResumption(fork.run.id)).toMatchObject({
         state: { calls: 2 },
         log: ["msg0", "msg1"],
+        stepId: steps[1],
         interrupted: null,
+        avoided: { steps: { model: 2 } },
+      });
+      expect((await store.listCheckpoints(fork.run.id)).map((c) => [c.attempt, c.stepId])).toEqual([
+        [0, steps[0]],
+        [0, steps[1]],
+      ]);
+      // A fork of the fork from its own first step inherits what the fork inherited.
+      const laterClaim = { runId: later.id, token: "f3" };
+      await store.startRun(laterClaim, "w1");
+      await store.finishRun(laterClaim, { status: "completed", output: null });
+      const forkClaim = { runId: fork.run.id, token: "f2" };
+      await store.startRun(forkClaim, "w1");
+      const own = (await store.startStep(forkClaim, { kind: "model", name: "m2 again" }))!;
+      await store.finishStep(
+        forkClaim,
+        own,
+        { status: "completed" },
+        { state: { calls: 3 }, appended: ["again"] },
+      );
+      await store.finishRun(forkClaim, { status: "completed", output: "again" });
+      const again = await store.forkRun({
+        id: "run_01JFORK0000000000000000005",
+        runId: fork.run.id,
+        fromStep: own,
+      });
+      expect(await store.readResumption(again.run.id)).toMatchObject({
+        state: { calls: 2 },
+        log: ["msg0", "msg1"],
+        stepId: steps[1],
+        avoided: { steps: { model: 2 } },
       });
       // From its first step: nothing to go on from.
       const fresh = await store.forkRun({

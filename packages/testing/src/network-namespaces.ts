@@ -29,6 +29,12 @@ export interface HostNetwork {
   addHost(label: string): NetworkHost;
   /** What a TCP connection from inside `namespace` to `address:port` comes to: "connected", or the error code. */
   tryConnect(namespace: string, address: string, port: number): Promise<string>;
+  /**
+   * Cuts the host off the bridge (its end of the link down): what it sends is lost, and its
+   * connections hang without an error, as across a partition, until `heal` puts the link back.
+   */
+  cut(namespace: string): void;
+  heal(namespace: string): void;
   /** Removes the namespaces and links (the processes in them must have ended). */
   dispose(): void;
 }
@@ -137,6 +143,13 @@ export function createHostNetwork(): HostNetwork {
   const base = `10.${a}.${b}`;
   const bridge = `${PREFIX}${id}b${process.pid.toString(36)}`;
   let hosts = 0;
+  /** Each host's end of its link in the root namespace, by namespace. */
+  const links = new Map<string, string>();
+  const linkOf = (namespace: string): string => {
+    const link = links.get(namespace);
+    if (!link) throw new Error(`no host ${namespace} on this network`);
+    return link;
+  };
   const dispose = () => removeNetwork(id);
   try {
     run(["link", "add", bridge, "type", "bridge"]);
@@ -168,6 +181,7 @@ export function createHostNetwork(): HostNetwork {
       run(["-n", host.namespace, "link", "set", inside, "up"]);
       run(["-n", host.namespace, "link", "set", "lo", "up"]);
       hosts = n;
+      links.set(host.namespace, outside);
       return host;
     },
     tryConnect(namespace, address, port) {
@@ -185,6 +199,12 @@ export function createHostNetwork(): HostNetwork {
         child.once("error", reject);
         child.once("exit", () => resolve(output.trim()));
       });
+    },
+    cut(namespace) {
+      run(["link", "set", linkOf(namespace), "down"]);
+    },
+    heal(namespace) {
+      run(["link", "set", linkOf(namespace), "up"]);
     },
     dispose,
   };

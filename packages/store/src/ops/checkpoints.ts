@@ -98,21 +98,36 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
   const log = rows.flatMap((r) => (db.decodeJson(r.appended) as unknown[] | null) ?? []);
   const stepId = last.step_id === null ? null : Number(last.step_id);
   // The steps done when it was written, and the one begun since: a later execution's system
-  // steps (a requeue's record) are not an execution's steps.
+  // steps (a requeue's record) are not an execution's steps. A fork's inherited checkpoints
+  // cover steps of the runs it comes from (fork-run.ts), which it does not do again either.
+  const lineage = await lineageOf(db, runId);
   const steps = await db.all<{
     id: number | string;
+    run_id: string;
     kind: StepKind;
     name: string;
     status: string;
     error_code: string | null;
     on_interrupt: OnInterrupt | null;
     tokens: number | string | null;
-  }>(sql`SELECT id, kind, name, status, error_code, on_interrupt, ${modelTokens(db)} AS tokens
-    FROM run_steps WHERE run_id = ${runId} AND kind <> 'system' ORDER BY id`);
+  }>(sql`SELECT id, run_id, kind, name, status, error_code, on_interrupt, ${modelTokens(db)} AS tokens
+    FROM run_steps WHERE run_id IN (${sql.join(
+      lineage.map((id) => sql`${id}`),
+      sql`, `,
+    )}) AND kind <> 'system' ORDER BY id`);
   const checkpointedStep = stepId ?? 0;
-  const done = steps.filter((s) => Number(s.id) <= checkpointedStep && s.status === "completed");
+  // Of each run of the lineage, the steps up to the last one a checkpoint covers.
+  const covered = new Set(rows.map((r) => (r.step_id === null ? null : Number(r.step_id))));
+  const coveredUpTo = new Map<string, number>();
+  for (const s of steps)
+    if (covered.has(Number(s.id)))
+      coveredUpTo.set(s.run_id, Math.max(coveredUpTo.get(s.run_id) ?? 0, Number(s.id)));
+  const done = steps.filter(
+    (s) => Number(s.id) <= (coveredUpTo.get(s.run_id) ?? 0) && s.status === "completed",
+  );
   const begun = steps.findLast(
     (s) =>
+      s.run_id === runId &&
       Number(s.id) > checkpointedStep &&
       (s.status === "running" || s.error_code === "worker_recovery_failed"),
   );
@@ -159,6 +174,18 @@ export async function recordResume(
   if (sessionId === null) return false;
   ctx.wrote([sessionId]);
   return true;
+}
+
+/** The run and the runs it was forked from, nearest first. */
+async function lineageOf(db: SqlClient, runId: string): Promise<string[]> {
+  const lineage = [runId];
+  for (;;) {
+    const [row] = await db.all<{ forked_from: string | null }>(
+      sql`SELECT forked_from FROM runs WHERE id = ${lineage.at(-1)!}`,
+    );
+    if (!row?.forked_from || lineage.includes(row.forked_from)) return lineage;
+    lineage.push(row.forked_from);
+  }
 }
 
 /** A model step's total tokens, as the step's output records its usage. */

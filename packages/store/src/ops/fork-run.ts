@@ -37,9 +37,11 @@ export async function forkRun(ctx: OpContext, fork: NewFork): Promise<CreatedRun
       FROM runs WHERE id = ${fork.runId}
       RETURNING ${runColumns}`);
     // The source's checkpoints up to the last one before the step, as the new run's: its log
-    // whole, its last state. They cover none of the new run's own steps.
+    // whole, its last state. Attempt 0 marks them inherited; they keep the steps they cover (the
+    // source's), so that what the new run does not do again is counted, and a fork of the new run
+    // from its own first step inherits them in turn.
     await tx.run(sql`INSERT INTO run_checkpoints (run_id, step_id, attempt, at, state, appended)
-      SELECT ${fork.id}, NULL, 0, at, state, appended FROM run_checkpoints
+      SELECT ${fork.id}, step_id, 0, at, state, appended FROM run_checkpoints
       WHERE run_id = ${fork.runId} AND id <= (SELECT max(id) FROM run_checkpoints
         WHERE run_id = ${fork.runId} AND step_id < ${fork.fromStep})
       ORDER BY id`);
