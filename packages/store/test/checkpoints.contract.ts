@@ -178,6 +178,8 @@ export function checkpointsContract(kinds: readonly InProcessStoreKind[]): void 
         state: { calls: 2 },
         log: ["msg0", "msg1"],
         interrupted: null,
+        // What its source had done up to that checkpoint, it does not do again.
+        avoided: { steps: { model: 2 }, modelTokens: 0 },
       });
       // From its first step: nothing to go on from.
       const fresh = await store.forkRun({

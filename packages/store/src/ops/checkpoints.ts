@@ -115,7 +115,7 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
       (s.status === "running" || s.error_code === "worker_recovery_failed"),
   );
   const avoided: Resumption["avoided"] = { steps: {}, modelTokens: 0 };
-  for (const s of done) {
+  for (const s of [...(await inheritedSteps(db, runId)), ...done]) {
     avoided.steps[s.kind] = (avoided.steps[s.kind] ?? 0) + 1;
     avoided.modelTokens += Number(s.tokens ?? 0);
   }
@@ -129,6 +129,23 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
       : null,
     avoided,
   };
+}
+
+/**
+ * What a fork does not do again of its source's (docs/spec.md §7): the source's completed steps up
+ * to the checkpoint the fork took from it, while the fork still has those checkpoints (copied with
+ * attempt 0; a requeue from the start drops them). None for a run that is not a fork.
+ */
+function inheritedSteps(db: SqlClient, runId: string) {
+  return db.all<{
+    kind: StepKind;
+    tokens: number | string | null;
+  }>(sql`SELECT kind, ${modelTokens(db)} AS tokens
+    FROM run_steps WHERE kind <> 'system' AND status = 'completed'
+      AND run_id = (SELECT forked_from FROM runs WHERE id = ${runId})
+      AND id <= (SELECT max(c.step_id) FROM run_checkpoints c, runs r
+        WHERE r.id = ${runId} AND c.run_id = r.forked_from AND c.step_id < r.forked_from_step)
+      AND EXISTS (SELECT 1 FROM run_checkpoints WHERE run_id = ${runId} AND attempt = 0)`);
 }
 
 /** A model step's total tokens, as the step's output records its usage. */
