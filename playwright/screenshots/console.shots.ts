@@ -108,7 +108,7 @@ test("screenshots of the console with real data", async ({ page, oah, state }) =
   const groups = page.getByRole("table", { name: "Dead-letter groups" });
   const nightly = groups.locator('tr[data-workspace="nightly-import"]');
   await expect(nightly.getByTestId("group-count")).toHaveText("2");
-  await expect(groups.locator('tr[data-workspace="approvals"]')).toBeVisible();
+  await expect(groups.locator('tr[data-workspace="durable-quarantined"]')).toBeVisible();
   await shootPanels(page, "dead-letters.png");
 
   step("dead-letters.png");

@@ -60,8 +60,9 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   ) => (await c.submit(sessionId, { input: { steps }, ...extra })).run;
 
   // A run waiting for a client tool on a sandbox that holds its waits (OAH_WAIT_MODE=hold) when
-  // that sandbox dies: requeue_running quarantines it. The sandboxes that park their waits (the
-  // default) are cordoned meanwhile, so that the holding one takes it.
+  // that sandbox dies: recovery requeues it into the same wait, from the checkpoint its wait left
+  // (docs/spec.md §7). The sandboxes that park their waits (the default) are cordoned meanwhile,
+  // so that the holding one takes it.
   const parking = alive(d);
   await d.addSandbox({ OAH_WAIT_MODE: "hold" });
   await setCordoned(c, parking, true);
@@ -86,6 +87,16 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   });
   // Two runs of one session and workspace (they share its crash counter, one after the other):
   // six crashing executions quarantine both, and they succeed once requeued.
+  // A run whose command must not run twice unless a person decides (onInterrupt: fail), in flight
+  // when its sandbox dies: quarantined with step_interrupted (docs/spec.md §7). Nobody requeues it.
+  const interrupted = await submit(
+    "payments-capture",
+    [
+      { ...crashingStep(1), onInterrupt: "fail" },
+      { type: "output", value: "captured" },
+    ],
+    { workspaceId: "payments" },
+  );
   const deadLetters: Run[] = [];
   for (let i = 0; i < 2; i++)
     deadLetters.push(
@@ -116,9 +127,10 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
       { run: killerA, workspaceId: "killer-a" },
       { run: killerB, workspaceId: "killer-b" },
       ...deadLetters.map((run) => ({ run, workspaceId: "nightly-import" })),
+      { run: interrupted, workspaceId: "payments" },
     ],
     async () => {
-      const runs = await Promise.all([killerA, killerB, ...deadLetters].map((r) => c.get(r.id)));
+      const runs = await Promise.all([killerA, killerB, ...deadLetters, interrupted].map((r) => c.get(r.id)));
       return runs.every((r) => r.recoveryState === "quarantined");
     },
   );
@@ -130,24 +142,57 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   await crashUntil("the flaky run to end", [{ run: flaky, workspaceId: "flaky" }], async () =>
     isTerminal(await c.get(flaky.id)),
   );
+  // Durable runs, each alone so that no other run's crash takes one of its attempts down: one
+  // whose sandbox crashes once after two completed steps (its second attempt resumes after them)…
+  const durable = await submit(
+    "nightly-backup",
+    [
+      { type: "shell", command: "echo 'dumped 3 tables'" },
+      { type: "shell", command: "echo 'compressed the dump'" },
+      crashingStep(1),
+      { type: "output", value: "backed up" },
+    ],
+    { workspaceId: "durable" },
+  );
+  await crashUntil("the durable run to end", [{ run: durable, workspaceId: "durable" }], async () =>
+    isTerminal(await c.get(durable.id)),
+  );
+  // …and one whose crashes come after a completed step, so that each later attempt resumes after
+  // it (docs/spec.md §7) until recovery gives up on it: quarantined with its checkpoints.
+  const durableQuarantined = await submit(
+    "archive-rotate",
+    [
+      { type: "shell", command: "echo 'listed 12 archives'" },
+      crashingStep(3),
+      { type: "output", value: "rotated" },
+    ],
+    { workspaceId: "durable-quarantined" },
+  );
+  await crashUntil(
+    "the durable run to be quarantined",
+    [{ run: durableQuarantined, workspaceId: "durable-quarantined" }],
+    async () => (await c.get(durableQuarantined.id)).recoveryState === "quarantined",
+  );
 
-  // If the waiting run's sandbox survived the killers, kill it: recovery must quarantine the run.
+  // If the waiting run's sandbox survived the killers, kill it: recovery must put the run back
+  // into its wait, where a parking sandbox parks it; then its result comes and it completes.
   let w = await c.get(waiting.id);
-  if (w.status === "waiting_tool") {
-    const owner = alive(d).find((s) => w.workerId?.includes(`-${s.child.pid}-`));
-    if (!owner) throw new Error(`cannot find the sandbox of ${waiting.id} (${w.workerId})`);
-    owner.child.kill("SIGKILL");
-    await owner.exited;
+  const holder = alive(d).find((s) => w.workerId?.includes(`-${s.child.pid}-`));
+  if (w.status === "waiting_tool" && holder) {
+    holder.child.kill("SIGKILL");
+    await holder.exited;
     await keepSandboxes(d);
   }
-  w = await waitFor(
-    "the waiting run to be quarantined",
+  await waitFor(
+    "the waiting run to be requeued into its wait",
     async () => {
       const run = await c.get(waiting.id);
-      return run.recoveryState === "quarantined" && run;
+      return run.recoveryState === "requeued" && run.status === "waiting_tool" && run.workerId === null;
     },
     30_000,
   );
+  await c.submitToolResult(waiting.id, "approve", { approved: true });
+  w = await c.wait(waiting.id, { timeoutMs: 30_000 });
   await keepSandboxes(d);
 
   // A run parked waiting for its approval, on a sandbox that parks its waits: it holds no slot.
@@ -204,6 +249,8 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
   for (const r of ended.slice(0, completed.length)) expect(r, "completed");
   expect(ended[completed.length]!, "failed");
   expect(await c.get(flaky.id), "completed");
+  expect(w, "completed");
+  expect(await c.get(durable.id), "completed");
   expect(await c.get(toolTimedOut.id), "failed");
   for (const r of timedOut) expect(await c.get(r.id), "timed_out");
   expect(await c.get(toCancel.id), "cancelled");
@@ -213,8 +260,11 @@ export async function seed(d: SplitDeployment): Promise<E2EState["runs"]> {
     killerB: killerB.id,
     deadLetters: deadLetters.map((r) => r.id),
     waiting: w.id,
+    interrupted: interrupted.id,
     parked: parked.id,
     flaky: flaky.id,
+    durable: durable.id,
+    durableQuarantined: durableQuarantined.id,
     completed: completed.map((r) => r.id),
     plainFailed: plainFailed.id,
     toolTimedOut: toolTimedOut.id,

@@ -15,12 +15,30 @@ export interface E2EState {
      * the killers were; both succeed once requeued.
      */
     deadLetters: string[];
-    /** Quarantined while waiting for a tool, held (OAH_WAIT_MODE=hold), when its sandbox was killed. */
+    /**
+     * Waiting for a tool, held (OAH_WAIT_MODE=hold), when its sandbox was killed: requeued by
+     * recovery into the same wait (parked there), then answered and completed.
+     */
     waiting: string;
+    /**
+     * Quarantined with step_interrupted: its command (onInterrupt: fail) was in flight when its
+     * sandbox was killed. No test requeues it: the quarantined view always has a run.
+     */
+    interrupted: string;
     /** Parked waiting for its tool result (the default): in waiting_tool, held by no worker. */
     parked: string;
     /** Killed its sandbox once, was requeued by recovery, then completed. */
     flaky: string;
+    /**
+     * Killed its sandbox once during its third step, after two completed shell steps: recovery
+     * requeued it, its second attempt resumed after them (`run.resumed`) and completed.
+     */
+    durable: string;
+    /**
+     * Killed its sandbox on each of three executions during its second step, after a completed
+     * shell step: quarantined with its checkpoints (attempts 2 and 3 resumed); succeeds once requeued.
+     */
+    durableQuarantined: string;
     completed: string[];
     /** Failed without recovery's involvement: not eligible for a manual requeue. */
     plainFailed: string;

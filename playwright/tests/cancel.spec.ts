@@ -47,11 +47,11 @@ test.describe("run detail", () => {
   });
 
   test("shows timeline, recovery, events, steps and formatted input/output", async ({ page, state }) => {
-    await page.goto(`/runs/${state.runs.waiting}`);
+    await page.goto(`/runs/${state.runs.killerB}`);
     await expect(page.getByTestId("run-status")).toHaveText("failed");
     const recovery = page.getByRole("region", { name: "Recovery" });
     await expect(recovery).toContainText("quarantined");
-    await expect(recovery).toContainText("waiting_tool_manual_resume_required");
+    await expect(recovery).toContainText("max_attempts_exhausted");
     await expect(recovery).toContainText("requeue_running");
     await expect(recovery).toContainText("dead letter");
     // Quarantined and failed: eligible for a manual requeue.
@@ -61,9 +61,16 @@ test.describe("run detail", () => {
       await expect(timeline).toContainText(label);
     const events = page.getByRole("table", { name: "Events" });
     await expect(events.locator("tbody tr").first()).toContainText("run.queued");
-    await expect(events).toContainText("run.waiting_tool");
+    await expect(events).toContainText("run.requeued");
     await expect(events).toContainText("run.failed");
     await expect(page.getByRole("list", { name: "Steps" })).toContainText("shell");
+
+    // A held wait whose host died went back into its wait, and completed once answered.
+    await page.goto(`/runs/${state.runs.waiting}`);
+    await expect(page.getByTestId("run-status")).toHaveText("completed");
+    await expect(page.getByRole("region", { name: "Recovery" })).toContainText("requeued");
+    for (const type of ["run.waiting_tool", "run.requeued", "run.resumed", "run.completed"])
+      await expect(page.getByRole("table", { name: "Events" })).toContainText(type);
 
     await page.goto(`/runs/${state.runs.flaky}`);
     await expect(page.getByTestId("run-status")).toHaveText("completed");

@@ -15,11 +15,13 @@ test.describe("dead letters", () => {
     await expect(group).toHaveAttribute("data-reason", "max_attempts_exhausted");
     await expect(group.getByTestId("group-count")).toHaveText("2");
     await expect(group).toContainText("worker_recovery_failed");
-    // The run quarantined while it waited for a tool is a group of its own reason.
-    await expect(groups.locator('tr[data-workspace="approvals"]')).toHaveAttribute(
+    // A command that must not run twice, in flight when its host died, is a group of its own reason.
+    await expect(groups.locator('tr[data-workspace="payments"]')).toHaveAttribute(
       "data-reason",
-      "waiting_tool_manual_resume_required",
+      "step_interrupted",
     );
+    // A held wait whose host died is no dead letter: recovery put it back into its wait.
+    await expect(groups.locator('tr[data-workspace="approvals"]')).toHaveCount(0);
     // What the page shows is what the API answers.
     const listed = (await api.get<DeadLetters>("/api/v1/storage/dead-letters")).body.groups;
     await expect(groups.locator("tbody tr")).toHaveCount(listed.length);

@@ -43,7 +43,7 @@ test.describe("filters", () => {
     await expect(page).toHaveURL(/\/storage\?errorCode=worker_recovery_failed,tool_failed$/);
     const expected = await apiRunIds(api, { errorCode: "worker_recovery_failed,tool_failed" });
     expect(expected).toContain(state.runs.plainFailed);
-    expect(expected).toContain(state.runs.waiting);
+    expect(expected).toContain(state.runs.killerA);
     await expectTableMatchesApi(page, api, { errorCode: "worker_recovery_failed,tool_failed" });
 
     await page.goto("/storage?errorCode=run_timed_out");
@@ -66,7 +66,7 @@ test.describe("filters", () => {
     // Filters combine as the API combines them.
     await page.goto("/storage?status=failed&recoveryState=quarantined");
     await expectTableMatchesApi(page, api, { status: "failed", recoveryState: "quarantined" });
-    expect(await tableRunIds(page)).toContain(state.runs.waiting);
+    expect(await tableRunIds(page)).toContain(state.runs.killerA);
   });
 
   test("session and run text filters, and Clear filters", async ({ page, api, state }) => {

@@ -50,6 +50,10 @@ test.describe("roles and the audit log", () => {
     await page.goto(`${web.url}/runs/${state.runs.parked}`);
     await expect(page.getByTestId("run-status")).toHaveText("waiting_tool");
     await expect(page.getByRole("button", { name: "Cancel", exact: true })).toHaveCount(0);
+    // A viewer sees a run's checkpoints, and may not run it again from one of its steps.
+    await page.goto(`${web.url}/runs/${state.runs.durable}`);
+    await expect(page.getByTestId("checkpoint").first()).toBeVisible();
+    await expect(page.getByRole("button", { name: "Run again from here" })).toHaveCount(0);
     await page.goto(`${web.url}/storage#pool`);
     const hosts = page.getByRole("table", { name: "Hosts" });
     await expect(hosts.locator("tbody tr").first()).toBeVisible();

@@ -4,15 +4,18 @@ import type { BulkDryRun, StorageRunFilters } from "@oah/contract";
 import type { BulkAction } from "@oah/core";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { ACTION_VERB, actingCount } from "@/lib/bulk/report";
+import { RESUME_EACH, type RequeueFrom, requeueFromInput } from "@/lib/durable/requeue-from";
 import { errorFacts, useTRPC } from "@/lib/trpc";
 import { ConfirmDialog } from "../ConfirmDialog";
+import { RequeueFromChoice } from "../RequeueFromChoice";
 import { OutcomeTable } from "./OutcomeTable";
 
 /**
  * A bulk action by filter: opened, it asks the API for a dry run and shows what the action would
- * do run by run; confirmed, it starts the job and goes to its page, where its progress shows.
+ * do run by run; confirmed, it starts the job and goes to its page, where its progress shows. A
+ * requeue's runs go on from their checkpoints, or start over as the operator chooses.
  */
 export function BulkActionDialog({
   action,
@@ -35,12 +38,16 @@ export function BulkActionDialog({
       },
     }),
   );
+  const [requeueFrom, setRequeueFrom] = useState<RequeueFrom>("checkpoint");
   const { mutate: ask, reset } = dryRun;
   // The filter by its value: a parent's new object of the same filter asks no new dry run.
   const asked = JSON.stringify({ action, filter });
   useEffect(() => {
     if (open) ask({ ...JSON.parse(asked), dryRun: true });
-    else reset();
+    else {
+      reset();
+      setRequeueFrom("checkpoint");
+    }
   }, [open, ask, reset, asked]);
 
   const report = dryRun.data && "matched" in dryRun.data ? (dryRun.data as BulkDryRun) : null;
@@ -56,7 +63,9 @@ export function BulkActionDialog({
       busy={start.isPending}
       confirmDisabled={!report || acting === 0}
       onCancel={onClose}
-      onConfirm={() => start.mutate({ action, filter })}
+      onConfirm={() =>
+        start.mutate({ action, filter, ...(action === "requeue" ? requeueFromInput(requeueFrom) : {}) })
+      }
     >
       {dryRun.isPending ? <p role="status">Counting what the filter matches…</p> : null}
       {failure ? (
@@ -74,6 +83,14 @@ export function BulkActionDialog({
               : ""}
           </p>
           <OutcomeTable action={action} outcomes={report.outcomes} examples={report.examples} />
+          {action === "requeue" && acting > 0 ? (
+            <RequeueFromChoice
+              resumeLabel={RESUME_EACH}
+              value={requeueFrom}
+              onChange={setRequeueFrom}
+              disabled={start.isPending}
+            />
+          ) : null}
         </>
       ) : null}
     </ConfirmDialog>

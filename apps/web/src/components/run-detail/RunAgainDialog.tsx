@@ -1,10 +1,20 @@
-import type { Run } from "@oah/contract";
+import type { Run, RunCheckpoint } from "@oah/contract";
+import { requeueFromInput } from "@/lib/durable/requeue-from";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { Time } from "../Time";
+import { RequeueFrom } from "./RequeueFrom";
 import type { RunActions } from "./useRunActions";
 
 /** A run someone asked to cancel starts again only once the operator confirms it. */
-export function RunAgainDialog({ run, actions }: { run: Run; actions: RunActions }) {
+export function RunAgainDialog({
+  run,
+  checkpoints,
+  actions,
+}: {
+  run: Run;
+  checkpoints: readonly RunCheckpoint[] | undefined;
+  actions: RunActions;
+}) {
   return (
     <ConfirmDialog
       open={actions.confirmingRunAgain}
@@ -13,7 +23,13 @@ export function RunAgainDialog({ run, actions }: { run: Run; actions: RunActions
       dismissLabel="Leave it"
       busy={actions.requeue.isPending}
       onCancel={() => actions.setConfirmingRunAgain(false)}
-      onConfirm={() => actions.requeue.mutate({ runId: run.id, includeCancelled: true })}
+      onConfirm={() =>
+        actions.requeue.mutate({
+          runId: run.id,
+          includeCancelled: true,
+          ...requeueFromInput(actions.requeueFrom),
+        })
+      }
     >
       <p>
         Someone asked to cancel <span className="mono">{run.id}</span>
@@ -24,8 +40,9 @@ export function RunAgainDialog({ run, actions }: { run: Run; actions: RunActions
           </>
         ) : null}
         ; it is {run.status}. Running it again goes to the end of its session's queue with a fresh recovery
-        budget, and executes its steps again.
+        budget.
       </p>
+      <RequeueFrom checkpoints={checkpoints} actions={actions} />
     </ConfirmDialog>
   );
 }

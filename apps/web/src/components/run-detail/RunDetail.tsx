@@ -1,7 +1,8 @@
 "use client";
 
-import type { Run, RunEvent, RunStep } from "@oah/contract";
+import type { Run, RunCheckpoint, RunEvent, RunSummary as RunListItem, RunStep } from "@oah/contract";
 import Link from "next/link";
+import { useMay } from "@/lib/actor";
 import { noticeClass } from "@/lib/notice";
 import { inspectorHref } from "@/lib/sessions/links";
 import { sessionHref } from "@/lib/storage-links";
@@ -9,17 +10,20 @@ import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
 import { CancelDialog } from "./CancelDialog";
 import { RecoveryFacts } from "./RecoveryFacts";
+import { RequeueDialog } from "./RequeueDialog";
 import { RunAgainDialog } from "./RunAgainDialog";
 import { RunEvents } from "./RunEvents";
 import { RunHeader } from "./RunHeader";
+import { RunResumes } from "./RunResumes";
 import { RunSteps } from "./RunSteps";
 import { RunSummary } from "./RunSummary";
 import { useRunActions } from "./useRunActions";
 import { useRunQueries } from "./useRunQueries";
 
 export function RunDetail({ runId }: { runId: string }) {
-  const { run, events, steps, live, writing } = useRunQueries(runId);
+  const { run, events, steps, checkpoints, forks, live, writing } = useRunQueries(runId);
   const actions = useRunActions();
+  const mayFork = useMay("fork");
 
   if (!run.data) {
     return (
@@ -41,7 +45,10 @@ export function RunDetail({ runId }: { runId: string }) {
   // The wire types tRPC infers lose RunMetadata's named members (it has an index signature); the
   // JSON is the API's Run, events and steps exactly.
   const r = run.data.run as unknown as Run;
-  const { notice } = actions;
+  const eventsPage = events.data as unknown as { items: RunEvent[]; nextCursor: number | null } | undefined;
+  const marks = checkpoints.data?.items as RunCheckpoint[] | undefined;
+  const forksOfRun = forks.data?.items as unknown as RunListItem[] | undefined;
+  const { notice, fork } = actions;
 
   return (
     <div className="run-detail">
@@ -51,7 +58,7 @@ export function RunDetail({ runId }: { runId: string }) {
         <Link href={inspectorHref(r.sessionId)}>inspect the session</Link>
       </p>
       <RefreshErrorBanner
-        errors={[run.error, events.error, steps.error]}
+        errors={[run.error, events.error, steps.error, checkpoints.error, forks.error]}
         updatedAt={run.dataUpdatedAt || null}
       />
       <RunHeader run={r} actions={actions} live={live} />
@@ -62,7 +69,7 @@ export function RunDetail({ runId }: { runId: string }) {
       ) : null}
 
       <div className="detail-grid detail-main">
-        <RunSummary run={r} />
+        <RunSummary run={r} forks={forksOfRun} moreForks={forks.data?.nextCursor != null} />
         <section className="panel" aria-labelledby="recovery-title">
           <h2 id="recovery-title">Recovery</h2>
           <RecoveryFacts run={r} />
@@ -70,14 +77,19 @@ export function RunDetail({ runId }: { runId: string }) {
       </div>
 
       <div className="detail-grid">
-        <RunEvents
-          runId={runId}
-          page={events.data as unknown as { items: RunEvent[]; nextCursor: number | null } | undefined}
-          error={events.error}
-          onRetry={() => events.refetch()}
-        />
+        <RunEvents runId={runId} page={eventsPage} error={events.error} onRetry={() => events.refetch()} />
         <RunSteps
           steps={steps.data?.items as unknown as RunStep[] | undefined}
+          checkpoints={marks}
+          resumes={<RunResumes events={eventsPage?.items} />}
+          fork={
+            mayFork
+              ? {
+                  pending: fork.isPending ? (fork.variables?.fromStep ?? null) : null,
+                  onFork: (fromStep) => fork.mutate({ runId, fromStep }),
+                }
+              : null
+          }
           writing={writing}
           error={steps.error}
           onRetry={() => steps.refetch()}
@@ -96,7 +108,8 @@ export function RunDetail({ runId }: { runId: string }) {
       </div>
 
       <CancelDialog run={r} actions={actions} />
-      <RunAgainDialog run={r} actions={actions} />
+      <RequeueDialog run={r} checkpoints={marks} actions={actions} />
+      <RunAgainDialog run={r} checkpoints={marks} actions={actions} />
     </div>
   );
 }

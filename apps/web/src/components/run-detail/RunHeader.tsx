@@ -36,10 +36,10 @@ export function RunHeader({ run, actions, live }: { run: Run; actions: RunAction
         <button
           type="button"
           className="btn btn-primary"
-          onClick={() => requeue.mutate({ runId: run.id })}
+          onClick={() => actions.setConfirmingRequeue(true)}
           disabled={requeue.isPending}
         >
-          {requeue.isPending ? "Requeuing…" : "Requeue"}
+          Requeue…
         </button>
       ) : null}
       {again === "explicit" ? (

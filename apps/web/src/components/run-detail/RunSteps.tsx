@@ -1,35 +1,85 @@
-import type { RunStep } from "@oah/contract";
+import type { RunCheckpoint, RunStep } from "@oah/contract";
+import type { ReactNode } from "react";
+import { checkpointsByStep, checkpointText, forkableSteps, stepLabel } from "@/lib/durable/steps";
 import { between, duration, json } from "@/lib/format";
 import { type Writing, writingText } from "@/lib/live/run-stream";
 import { Code } from "../Badges";
 import { ErrorState } from "../ErrorBanner";
 import { Time } from "../Time";
 
-function StepList({ steps }: { steps: RunStep[] }) {
-  if (steps.length === 0) return <p className="muted small">No steps recorded.</p>;
+/** A step's (or the run's first) checkpoints: after it, a later attempt or a fork goes on from there. */
+function CheckpointMark({ checkpoints }: { checkpoints: RunCheckpoint[] | undefined }) {
+  if (!checkpoints?.length) return null;
   return (
-    <ol className="steps" aria-label="Steps">
-      {steps.map((s) => (
-        <li key={s.id} className="step">
-          <details>
-            <summary>
-              <span className="badge step-kind">{s.kind}</span> <span className="mono">{s.name}</span>{" "}
-              <span className={`badge step-${s.status}`}>{s.status}</span>{" "}
-              <span className="subtle">
-                <Time value={s.startedAt} /> · {duration(between(s.startedAt, s.endedAt ?? undefined))}
-              </span>
-              {s.errorCode ? (
-                <>
-                  {" "}
-                  <Code>{s.errorCode}</Code> <span className="muted small">{s.errorMessage}</span>
-                </>
-              ) : null}
-            </summary>
-            <pre className="json">{json(s.output)}</pre>
-          </details>
-        </li>
-      ))}
-    </ol>
+    <p className="checkpoint-mark small" data-testid="checkpoint">
+      <span aria-hidden="true">◆</span> {checkpointText(checkpoints)} ·{" "}
+      <Time value={checkpoints.at(-1)!.at} />
+    </p>
+  );
+}
+
+/** What "Run again from here" needs: which steps it applies to and what it does, when the one using the console may. */
+export interface ForkFromStep {
+  pending: number | null;
+  onFork: (stepId: number) => void;
+}
+
+function StepList({
+  steps,
+  checkpoints,
+  fork,
+}: {
+  steps: RunStep[];
+  checkpoints: RunCheckpoint[];
+  fork: ForkFromStep | null;
+}) {
+  const byStep = checkpointsByStep(checkpoints);
+  const forkable = fork ? forkableSteps(steps, checkpoints) : new Set<number>();
+  return (
+    <>
+      <CheckpointMark checkpoints={byStep.get(0)} />
+      {steps.length === 0 ? (
+        <p className="muted small">No steps recorded.</p>
+      ) : (
+        <ol className="steps" aria-label="Steps">
+          {steps.map((s) => (
+            <li key={s.id} className="step" data-step-id={s.id}>
+              <div className="step-line">
+                <details>
+                  <summary>
+                    <span className="subtle mono step-id">#{s.id}</span>{" "}
+                    <span className="badge step-kind">{s.kind}</span> <span className="mono">{s.name}</span>{" "}
+                    <span className={`badge step-${s.status}`}>{s.status}</span>{" "}
+                    <span className="subtle">
+                      <Time value={s.startedAt} /> · {duration(between(s.startedAt, s.endedAt ?? undefined))}
+                    </span>
+                    {s.errorCode ? (
+                      <>
+                        {" "}
+                        <Code>{s.errorCode}</Code> <span className="muted small">{s.errorMessage}</span>
+                      </>
+                    ) : null}
+                  </summary>
+                  <pre className="json">{json(s.output)}</pre>
+                </details>
+                {fork && forkable.has(s.id) ? (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    title={`A new run of this session that goes on from the checkpoint before ${stepLabel(s.id)} and does it again`}
+                    disabled={fork.pending !== null}
+                    onClick={() => fork.onFork(s.id)}
+                  >
+                    {fork.pending === s.id ? "Forking…" : "Run again from here"}
+                  </button>
+                ) : null}
+              </div>
+              <CheckpointMark checkpoints={byStep.get(s.id)} />
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
   );
 }
 
@@ -45,14 +95,20 @@ function WritingArea({ writing }: { writing: Writing }) {
   );
 }
 
-/** The run's steps panel. */
+/** The run's steps panel: its resumes, its steps in order with the checkpoints after them. */
 export function RunSteps({
   steps,
+  checkpoints,
+  resumes,
+  fork,
   writing,
   error,
   onRetry,
 }: {
   steps: RunStep[] | undefined;
+  checkpoints: RunCheckpoint[] | undefined;
+  resumes: ReactNode;
+  fork: ForkFromStep | null;
   writing: Writing | null;
   error: unknown;
   onRetry: () => void;
@@ -60,8 +116,9 @@ export function RunSteps({
   return (
     <section className="panel" aria-labelledby="steps-title">
       <h2 id="steps-title">Steps</h2>
+      {resumes}
       {steps ? (
-        <StepList steps={steps} />
+        <StepList steps={steps} checkpoints={checkpoints ?? []} fork={fork} />
       ) : error ? (
         <ErrorState what="steps" error={error} onRetry={onRetry} />
       ) : (

@@ -1,10 +1,19 @@
-import type { Run } from "@oah/contract";
+import type { Run, RunSummary as RunListItem } from "@oah/contract";
 import { duration } from "@/lib/format";
 import { Code } from "../Badges";
 import { RunId } from "../RunId";
+import { RunLineage } from "./RunLineage";
 import { RunTimeline } from "./RunTimeline";
 
-export function RunSummary({ run }: { run: Run }) {
+export function RunSummary({
+  run,
+  forks,
+  moreForks,
+}: {
+  run: Run;
+  forks: RunListItem[] | undefined;
+  moreForks: boolean;
+}) {
   return (
     <section className="panel" aria-labelledby="summary-title">
       <h2 id="summary-title">Summary</h2>
@@ -45,6 +54,7 @@ export function RunSummary({ run }: { run: Run }) {
           <dt>parent run</dt>
           <dd>{run.parentRunId ? <RunId id={run.parentRunId} /> : "—"}</dd>
         </div>
+        <RunLineage run={run} forks={forks} more={moreForks} />
         {run.waitingTool ? (
           <div>
             <dt>waiting for tool</dt>

@@ -4,6 +4,7 @@ import type { StreamedEvent } from "@oah/contract";
 import { isTerminal } from "@oah/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
+import { FORKS_SHOWN } from "@/lib/durable/forks";
 import {
   applyDelta,
   type EventsPage,
@@ -26,7 +27,8 @@ const EVENTS_LIMIT = 1000;
 const REFETCH_MS = 250;
 
 /**
- * A run with its events and steps. While the run may still change they follow its stream:
+ * A run with its events, steps, checkpoints and the session's runs after it (among which its
+ * forks). While the run may still change they follow its stream:
  * each stored event is appended and refetches the run and its steps, the model's text shows as
  * it is written; without the stream they refresh periodically.
  */
@@ -46,6 +48,7 @@ export function useRunQueries(runId: string) {
       throttle(() => {
         void queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ runId }) });
         void queryClient.invalidateQueries({ queryKey: trpc.runs.steps.queryKey({ runId }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.runs.checkpoints.queryKey({ runId }) });
       }, REFETCH_MS),
     [queryClient, trpc, runId],
   );
@@ -95,5 +98,16 @@ export function useRunQueries(runId: string) {
     refetchInterval,
     enabled: run.isSuccess,
   });
-  return { run, events, steps, live, writing };
+  const checkpoints = useQuery({
+    ...trpc.runs.checkpoints.queryOptions({ runId }),
+    refetchInterval,
+    enabled: run.isSuccess,
+  });
+  // Its forks, by the Storage list's filter: the newest first.
+  const forks = useQuery({
+    ...trpc.admin.runs.queryOptions({ forkedFrom: runId, limit: FORKS_SHOWN }),
+    refetchInterval,
+    enabled: run.isSuccess,
+  });
+  return { run, events, steps, checkpoints, forks, live, writing };
 }

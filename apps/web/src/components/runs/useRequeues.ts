@@ -3,6 +3,7 @@
 import type { RequeueItem } from "@oah/contract";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import type { RequeueFrom } from "@/lib/durable/requeue-from";
 import { failureNotice, type Notice } from "@/lib/notice";
 import { requeuedNotice } from "@/lib/runs-panel/requeue";
 import { errorFacts, useTRPC } from "@/lib/trpc";
@@ -15,6 +16,7 @@ export function useRequeues(selection: RunSelection) {
   const [notice, setNotice] = useState<Notice>(null);
   const [results, setResults] = useState<RequeueItem[] | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const [requeueFrom, setRequeueFrom] = useState<RequeueFrom>("checkpoint");
   const [pendingRow, setPendingRow] = useState<string | null>(null);
 
   const invalidate = () =>
@@ -48,6 +50,7 @@ export function useRequeues(selection: RunSelection) {
       onError: (error) => setNotice(failureNotice("Bulk requeue failed", errorFacts(error))),
       onSettled: () => {
         setConfirming(false);
+        setRequeueFrom("checkpoint");
         return invalidate();
       },
     }),
@@ -59,6 +62,8 @@ export function useRequeues(selection: RunSelection) {
     dismissResults: () => setResults(null),
     confirming,
     setConfirming,
+    requeueFrom,
+    setRequeueFrom,
     pendingRow,
     requeueOne: (runId: string) => requeueOne.mutate({ runId }),
     requeueMany,

@@ -36,4 +36,10 @@ export const STORAGE_FILTERS = {
     pattern: WORKSPACE_ID_PATTERN,
     expected: "1–64 characters of A–Z a–z 0–9 . _ -, not starting with a dot",
   }),
+  forkedFrom: textFilter({
+    label: "Forked from",
+    placeholder: "run_…",
+    pattern: RUN_ID_PATTERN,
+    expected: "run_ followed by 26 ULID characters: the runs forked from it",
+  }),
 };
