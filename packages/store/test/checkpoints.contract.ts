@@ -45,7 +45,7 @@ export function checkpointsContract(kinds: readonly InProcessStoreKind[]): void 
         ),
       ).toBe(true);
       const model = (await store.startStep(claim, { kind: "model", name: "m" }))!;
-      const usage = { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 };
+      const usage = { promptTokens: 20, completionTokens: 10, totalTokens: 30 };
       const ended = await store.finishStep(
         claim,
         model,

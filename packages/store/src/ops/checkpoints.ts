@@ -131,11 +131,11 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
   };
 }
 
-/** A model step's total tokens, as the step's output records its usage. */
+/** A model step's total tokens, as the engine records its usage in the step's output (`usage.totalTokens`). */
 const modelTokens = (db: SqlClient): SQL =>
   db.dialect === "postgres"
-    ? sql`CASE WHEN kind = 'model' THEN CAST(output -> 'usage' ->> 'total_tokens' AS bigint) END`
-    : sql`CASE WHEN kind = 'model' THEN json_extract(output, '$.usage.total_tokens') END`;
+    ? sql`CASE WHEN kind = 'model' THEN CAST(output -> 'usage' ->> 'totalTokens' AS bigint) END`
+    : sql`CASE WHEN kind = 'model' THEN json_extract(output, '$.usage.totalTokens') END`;
 
 /** A run's checkpoints, oldest first, without what they hold. */
 export async function listCheckpoints({ db }: OpContext, runId: string): Promise<RunCheckpoint[]> {
