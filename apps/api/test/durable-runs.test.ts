@@ -14,6 +14,7 @@ import {
   readMarks,
   startFakeModel,
   waitFor,
+  withoutSleep,
 } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -105,6 +106,47 @@ describe("durable runs through kill -9 and a restart of oah-api on SQLite", () =
           attempt: 2,
           avoided: { steps: { model: 3, tool: 3 }, modelTokens: 3 * AGENT_REPLY_USAGE.total_tokens },
           interrupted: { kind: "model" },
+        },
+      },
+    ]);
+  });
+
+  it("an agent run killed during its third shell call runs that command again, told so, and the model is asked nothing twice", async () => {
+    t = await start();
+    // The same commands uninterrupted: the third one does not sleep in the reference's workspace.
+    await t.oah.wait(
+      (await t.oah.submit("prepare", { ...withoutSleep("call-3"), workspaceId: "reference" })).run.id,
+    );
+    model.reply(...agentReplies(3));
+    const reference = await t.oah.wait(
+      (await t.oah.submit("reference", { ...agentTurn(), workspaceId: "reference" })).run.id,
+    );
+    expect(readMarks(t.env, "reference")).toHaveLength(AGENT_SHELL_CALLS);
+    const asked = messagesOf(0);
+
+    model.reply(...agentReplies(3));
+    const run = (await t.oah.submit("rerun", { ...agentTurn(), workspaceId: "rerun" })).run;
+    await waitFor("the third command", async () => marksOf(t!.env, "rerun", "call-3") === 1);
+    await crashAndRestart(t);
+
+    const done = await t.oah.wait(run.id);
+    expect(done).toMatchObject({ status: "completed", attempt: 2 });
+    expect(done.output).toEqual(reference.output);
+    expect(messagesOf(asked.length)).toEqual(asked);
+    expect(readMarks(t.env, "rerun")).toEqual([
+      "call-1 resumed=0",
+      "call-2 resumed=0",
+      "call-3 resumed=0",
+      "call-3 resumed=1",
+      "call-4 resumed=0",
+      "call-5 resumed=0",
+    ]);
+    expect(await resumedEvents(t, run.id)).toMatchObject([
+      {
+        data: {
+          attempt: 2,
+          avoided: { steps: { model: 3, tool: 2 } },
+          interrupted: { kind: "tool", name: "shell", onInterrupt: "rerun" },
         },
       },
     ]);

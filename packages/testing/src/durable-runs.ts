@@ -22,6 +22,14 @@ export function markingCommand(label: string, sleepFirst = false): string {
   return `${mark}; if [ ! -f ${label}.slept ]; then touch ${label}.slept; sleep 30; fi`;
 }
 
+/**
+ * A script run that makes `label`'s sleeping command (markingCommand with `sleepFirst`) go
+ * straight on in the workspace it runs in: for an uninterrupted run of the same commands.
+ */
+export const withoutSleep = (label: string) => ({
+  input: { steps: [{ type: "shell" as const, command: `touch ${label}.slept` }] },
+});
+
 /** The marks left in `workspaceId` so far, a line each (empty before the first). */
 export function readMarks(env: Record<string, string>, workspaceId: string): string[] {
   const path = join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, MARKS);
