@@ -2,6 +2,7 @@ export * from "./arbitraries";
 export * from "./checkout";
 export * from "./crashes";
 export * from "./deployment";
+export * from "./durable-runs";
 export * from "./fake-model";
 export * from "./fuzz";
 export * from "./http";
