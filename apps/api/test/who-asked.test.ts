@@ -65,6 +65,7 @@ describe("who asked for a requeue or a bulk job", () => {
           requestedBy: "olga",
           claimedBy: "ada-admin",
           from: "cancelled",
+          fromStart: false,
         },
       });
     }
@@ -102,7 +103,7 @@ describe("who asked for a requeue or a bulk job", () => {
     expect(await askedOf(runs[1]!)).toEqual({
       by: "olga",
       claimed: undefined,
-      event: { reason: "manual_operator_requeue", requestedBy: "olga", from: "cancelled" },
+      event: { reason: "manual_operator_requeue", requestedBy: "olga", from: "cancelled", fromStart: false },
     });
   });
 });
