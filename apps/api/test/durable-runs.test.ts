@@ -58,6 +58,12 @@ describe("durable runs through kill -9 and a restart of oah-api on SQLite", () =
   const resumedEvents = async (t: ApiUnderTest, runId: string): Promise<RunEvent[]> =>
     (await t.oah.listEvents(runId)).items.filter((e) => e.type === "run.resumed");
 
+  /** The lines of the host's /metrics about resumes. */
+  const metricsOf = async (t: ApiUnderTest): Promise<string[]> =>
+    (await (await fetch(`${t.api.url}/metrics`)).text())
+      .split("\n")
+      .filter((line) => /^oah_(steps_resumed|steps_rerun|model_tokens_saved)_total/.test(line));
+
   const messagesOf = (from: number, to?: number) =>
     model.requests.slice(from, to).map((r) => r.body.messages);
 
@@ -109,6 +115,15 @@ describe("durable runs through kill -9 and a restart of oah-api on SQLite", () =
         },
       },
     ]);
+    // The restarted host counts what its resume saved.
+    expect(await metricsOf(t)).toEqual(
+      expect.arrayContaining([
+        'oah_steps_resumed_total{kind="model"} 3',
+        'oah_steps_resumed_total{kind="tool"} 3',
+        'oah_steps_rerun_total{kind="model"} 1',
+        `oah_model_tokens_saved_total ${3 * AGENT_REPLY_USAGE.total_tokens}`,
+      ]),
+    );
   });
 
   it("an agent run killed during its third shell call runs that command again, told so, and the model is asked nothing twice", async () => {
@@ -199,6 +214,12 @@ describe("durable runs through kill -9 and a restart of oah-api on SQLite", () =
         },
       },
     ]);
+    expect(await metricsOf(t)).toEqual(
+      expect.arrayContaining([
+        'oah_steps_resumed_total{kind="tool"} 2',
+        'oah_steps_rerun_total{kind="tool"} 1',
+      ]),
+    );
   });
 
   it('a script whose third step has onInterrupt "fail" is quarantined with step_interrupted; a requeue goes on at step 3, a requeue fromStart runs all five again', async () => {
