@@ -113,6 +113,8 @@ export interface MemoryHostOptions {
   waitMode?: WaitMode;
   /** The engine's and the store's time; the system clock by default. */
   clock?: ManualClock;
+  /** Whether executions checkpoint their steps (OAH_CHECKPOINTS); on by default. */
+  checkpoints?: boolean;
 }
 
 /**
@@ -177,6 +179,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     bulkRunsPerSecond: 1_000,
     auditActionsPerMinute: 60,
     waitMode: options.waitMode ?? "hold",
+    ...(options.checkpoints === undefined ? {} : { checkpoints: options.checkpoints }),
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),
     drainTimeoutMs: 2_000,
