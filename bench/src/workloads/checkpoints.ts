@@ -157,9 +157,11 @@ export async function checkpointsSideBySide(
   system: CheckpointSystem,
   modelUrl: string,
   shape: CheckpointShape,
+  /** Which of the two starts first (and so warms first): the repetitions take turns. */
+  first: CheckpointMode,
 ): Promise<CheckpointRound[]> {
   try {
-    for (const mode of CHECKPOINT_MODES) {
+    for (const mode of first === "on" ? CHECKPOINT_MODES : [...CHECKPOINT_MODES].reverse()) {
       peers[mode].addEnv({ OAH_CHECKPOINTS: mode, OAH_MODEL_BASE_URL: modelUrl, OAH_SHELL: "unsafe-host" });
       await peers[mode].setup();
       await peers[mode].startWorkers(shape.slots);
@@ -286,7 +288,13 @@ export const checkpoints: Workload<CheckpointsRaw> = {
         for (const system of CHECKPOINT_SYSTEMS) {
           const rounds = await withPeer(system, (on) =>
             withPeer(system, (off) =>
-              checkpointsSideBySide({ on: on as OahPeer, off: off as OahPeer }, system, model.url, shape),
+              checkpointsSideBySide(
+                { on: on as OahPeer, off: off as OahPeer },
+                system,
+                model.url,
+                shape,
+                rep % 2 === 1 ? "on" : "off",
+              ),
             ),
           );
           for (const r of rounds) add(raw.rounds, `${system}:${r.mode}`, r);
