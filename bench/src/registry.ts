@@ -2,6 +2,7 @@
 import type { Workload } from "./workload";
 import { admin } from "./workloads/admin";
 import { bulk } from "./workloads/bulk";
+import { checkpoints } from "./workloads/checkpoints";
 import { commands } from "./workloads/commands";
 import { dispatch } from "./workloads/dispatch";
 import { longRuns } from "./workloads/long-runs";
@@ -23,6 +24,7 @@ export const WORKLOADS: readonly Workload[] = [
   memory,
   parts,
   commands,
+  checkpoints,
   parked,
   submit,
   longRuns,

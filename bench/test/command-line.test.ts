@@ -13,10 +13,10 @@ const FULL: BenchOptionValues = { quick: false, "private-services": false };
 const LATEST = "bench/results/latest.json";
 const CUSTOM = "bench/results/custom.json";
 const ALL =
-  "throughput,dispatch,mixed,admin,memory,parts,commands,parked,submit,long-runs,scale,bulk,streams";
+  "throughput,dispatch,mixed,admin,memory,parts,commands,checkpoints,parked,submit,long-runs,scale,bulk,streams";
 const NAMES =
-  "throughput (a), dispatch (b), mixed (c), admin (d), memory (e), parts (f), commands (g), parked (p), " +
-  "submit (i), long-runs (h), scale (l), bulk (k), streams (s)";
+  "throughput (a), dispatch (b), mixed (c), admin (d), memory (e), parts (f), commands (g), checkpoints (r), " +
+  "parked (p), submit (i), long-runs (h), scale (l), bulk (k), streams (s)";
 
 describe("the bench's plan from its options", () => {
   it.each([
@@ -80,7 +80,7 @@ describe("the bench's plan from its options", () => {
   it("names each workload once and gives each its own letter", () => {
     const names = WORKLOADS.flatMap((w) => [w.name, w.alias]);
     expect(new Set(names).size).toBe(names.length);
-    expect(WORKLOADS.map((w) => w.alias).join("")).toBe("abcdefgpihlks");
+    expect(WORKLOADS.map((w) => w.alias).join("")).toBe("abcdefgrpihlks");
   });
 
   it.each([

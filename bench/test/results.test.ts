@@ -13,6 +13,12 @@ import { type Summary, summarize } from "../src/stats";
 import type { Workload } from "../src/workload";
 import { admin } from "../src/workloads/admin";
 import { bulk } from "../src/workloads/bulk";
+import {
+  CHECKPOINT_MODES,
+  CHECKPOINT_RESULTS,
+  CHECKPOINT_SYSTEMS,
+  checkpoints,
+} from "../src/workloads/checkpoints";
 import { COMMAND_MODES, commands } from "../src/workloads/commands";
 import { dispatch } from "../src/workloads/dispatch";
 import { longRuns } from "../src/workloads/long-runs";
@@ -130,6 +136,38 @@ const SAMPLES = new Map<string, Sample>([
     ),
   ],
   [
+    checkpoints.name,
+    sample(checkpoints, (plan) => {
+      const turn = {
+        runs: 50,
+        checkpointsPerRun: 10,
+        jsonBytesPerStep: 300,
+        storedBytesPerStep: 250,
+        rewriteJsonBytesPerStep: 1500,
+        outputJsonBytes: 3000,
+      };
+      const rounds = byKey(
+        CHECKPOINT_SYSTEMS.flatMap((system) => CHECKPOINT_MODES.map((mode) => `${system}:${mode}`)),
+        (key) => {
+          const [system, mode] = key.split(":") as [(typeof CHECKPOINT_SYSTEMS)[number], "on" | "off"];
+          return repeated(plan, {
+            system,
+            mode,
+            runP50Ms: mode === "on" ? 32 : 30,
+            runP99Ms: 50,
+            runsPerSecond: mode === "on" ? 95 : 100,
+            firstTurn: turn,
+            byTurn: [turn, turn],
+          });
+        },
+      );
+      const stepEnds = byKey(CHECKPOINT_SYSTEMS, () =>
+        repeated(plan, { samples: 1000, withCheckpointP50Ms: 0.4, withoutP50Ms: 0.3 }),
+      );
+      return { rounds, stepEnds };
+    }),
+  ],
+  [
     parked.name,
     sample(parked, (plan) =>
       repeated(plan, {
@@ -221,6 +259,9 @@ function declaredBy(workloads: readonly Workload[]): Set<string> {
 
 const sorted = (keys: Set<string>) => [...keys].sort();
 
+/** The results files the repository keeps: the whole run's, and those a workload's own run wrote. */
+const COMMITTED_RESULTS = [LATEST_RESULTS, CHECKPOINT_RESULTS];
+
 describe("the keys of the bench's results file", () => {
   it("every workload of the registry has a sample here", () => {
     expect(WORKLOADS.map((w) => SAMPLES.has(w.name))).toEqual(WORKLOADS.map(() => true));
@@ -260,10 +301,12 @@ describe("the keys of the bench's results file", () => {
     expect(peersWritten).toEqual(["oahSplit", "bullmq"]);
   });
 
-  it("the committed bench/results/latest.json has no key that no workload declares", () => {
-    const committed = JSON.parse(readFileSync(join(REPO_ROOT, LATEST_RESULTS), "utf8"));
+  it("the committed results (bench/results/latest.json and those of one workload) have no key that no workload declares", () => {
     const declared = declaredBy(WORKLOADS);
-    const undeclared = sorted(keysOf(committed)).filter((key) => !declared.has(key));
-    expect(undeclared).toEqual([]);
+    for (const file of COMMITTED_RESULTS) {
+      const committed = JSON.parse(readFileSync(join(REPO_ROOT, file), "utf8"));
+      const undeclared = sorted(keysOf(committed)).filter((key) => !declared.has(key));
+      expect({ file, undeclared }).toEqual({ file, undeclared: [] });
+    }
   });
 });

@@ -23,6 +23,21 @@ interface RunRow {
   ended_at: number | string | null;
 }
 
+/** What a completed run's checkpoints hold (run_checkpoints), beside its output (an agent's conversation). */
+export interface RunCheckpointBytes {
+  sessionId: string;
+  seq: number;
+  checkpoints: number;
+  /** The JSON text of every checkpoint's state and appended log, summed (what SQLite stores). */
+  jsonBytes: number;
+  /** PostgreSQL: what it stores of them (pg_column_size: jsonb, compressed when large); SQLite: jsonBytes. */
+  storedBytes: number;
+  /** The JSON text had each checkpoint held the whole log so far instead of what it adds to it. */
+  rewriteJsonBytes: number;
+  /** The JSON text of the run's output. */
+  outputJsonBytes: number;
+}
+
 /** Read access to a store's `runs` table. */
 export interface RunsReader {
   finished(): Promise<{ finished: number; notCompleted: number }>;
@@ -32,8 +47,41 @@ export interface RunsReader {
   completed(): Promise<JobTiming[]>;
   /** A few runs without a terminal status, as rows, for a report of what is stuck. */
   unfinished(): Promise<Record<string, unknown>[]>;
+  /** Each completed run's checkpoints, by size. */
+  checkpointBytes(): Promise<RunCheckpointBytes[]>;
   close(): Promise<void>;
 }
+
+const CHECKPOINT_BYTES = (json: (column: string) => string, stored: (column: string) => string) =>
+  `WITH c AS (SELECT run_id, ${json("state")} AS state, coalesce(${json("appended")}, 0) AS appended,
+      ${stored("state")} + coalesce(${stored("appended")}, 0) AS stored,
+      sum(coalesce(${json("appended")}, 0)) OVER (PARTITION BY run_id ORDER BY id) AS log
+    FROM run_checkpoints)
+  SELECT r.session_id, r.seq, count(c.run_id) AS checkpoints,
+    coalesce(sum(c.state + c.appended), 0) AS json_bytes, coalesce(sum(c.stored), 0) AS stored_bytes,
+    coalesce(sum(c.state + c.log), 0) AS rewrite_json_bytes, ${json("r.output")} AS output_json_bytes
+  FROM runs r LEFT JOIN c ON c.run_id = r.id
+  WHERE r.status = 'completed' GROUP BY r.id, r.session_id, r.seq, r.output`;
+
+interface CheckpointBytesRow {
+  session_id: string;
+  seq: number | string;
+  checkpoints: number | string;
+  json_bytes: number | string;
+  stored_bytes: number | string;
+  rewrite_json_bytes: number | string;
+  output_json_bytes: number | string | null;
+}
+
+const checkpointBytesOf = (r: CheckpointBytesRow): RunCheckpointBytes => ({
+  sessionId: r.session_id,
+  seq: Number(r.seq),
+  checkpoints: Number(r.checkpoints),
+  jsonBytes: Number(r.json_bytes),
+  storedBytes: Number(r.stored_bytes),
+  rewriteJsonBytes: Number(r.rewrite_json_bytes),
+  outputJsonBytes: Number(r.output_json_bytes ?? 0),
+});
 
 /** A finished run's timestamps, as the bench compares them. */
 export const timing = (r: RunRow): JobTiming => ({
@@ -78,6 +126,13 @@ export function postgresReader(url: string): RunsReader {
     },
     async unfinished() {
       return (await pool.query(UNFINISHED_REPORT)).rows;
+    },
+    async checkpointBytes() {
+      const sql = CHECKPOINT_BYTES(
+        (column) => `octet_length(${column}::text)`,
+        (column) => `pg_column_size(${column})`,
+      );
+      return (await pool.query<CheckpointBytesRow>(sql)).rows.map(checkpointBytesOf);
     },
     close: () => pool.end(),
   };
@@ -127,6 +182,11 @@ export function sqliteReader(dataDir: string): RunsReader {
     },
     async unfinished() {
       return open().prepare(UNFINISHED_REPORT).all() as Record<string, unknown>[];
+    },
+    async checkpointBytes() {
+      const bytes = (column: string) => `length(CAST(${column} AS BLOB))`;
+      const rows = open().prepare(CHECKPOINT_BYTES(bytes, bytes)).all() as CheckpointBytesRow[];
+      return rows.map(checkpointBytesOf);
     },
     async close() {
       db?.close();

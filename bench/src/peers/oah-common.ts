@@ -18,6 +18,8 @@ export abstract class OahPeer implements Peer {
   protected processes: OahProcess[] = [];
   /** Environment shared by every process of this system. */
   protected env: Record<string, string> = {};
+  /** What a workload adds to that environment (an executor's endpoint, a switch it compares). */
+  private added: Record<string, string> = {};
 
   constructor(protected readonly snapshots: OahSnapshots) {}
 
@@ -29,12 +31,34 @@ export abstract class OahPeer implements Peer {
 
   async setup(): Promise<void> {}
 
+  /** Adds to the environment of every process this system starts from now on. */
+  addEnv(env: Record<string, string>): void {
+    this.added = { ...this.added, ...env };
+  }
+
+  /** The environment of this system's processes. */
+  protected get processEnv(): Record<string, string> {
+    return { ...this.env, ...this.added };
+  }
+
+  /** The API's address, once started. */
+  get url(): string {
+    if (!this.api) throw new Error(`${this.label}: no API is running`);
+    return this.api.url;
+  }
+
+  /** Its store, read directly, once it has one. */
+  get runs(): RunsReader {
+    if (!this.reader) throw new Error(`${this.label}: no store yet`);
+    return this.reader;
+  }
+
   protected async ensureStore(): Promise<void> {
     if (!this.reader) await this.freshStore();
   }
 
   protected async startApi(extraEnv: Record<string, string>, args: string[] = []): Promise<void> {
-    this.api = await startOah("oah-api", { env: { ...this.env, ...extraEnv }, args });
+    this.api = await startOah("oah-api", { env: { ...this.processEnv, ...extraEnv }, args });
     this.processes.push(this.api);
   }
 

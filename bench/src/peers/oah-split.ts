@@ -47,7 +47,7 @@ export class OahSplit extends OahRedisPgPeer {
     for (let left = slots; left > 0; left -= SLOTS_PER_SANDBOX) {
       const n = String(Math.min(SLOTS_PER_SANDBOX, left));
       starts.push(
-        startOah("oah-sandbox", { env: { ...this.env, OAH_WORKERS_MIN: n, OAH_WORKERS_MAX: n } }).then(
+        startOah("oah-sandbox", { env: { ...this.processEnv, OAH_WORKERS_MIN: n, OAH_WORKERS_MAX: n } }).then(
           (p) => {
             this.processes.push(p);
           },

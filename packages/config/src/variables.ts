@@ -300,6 +300,11 @@ export const OAH_VARIABLES = {
     description:
       "how a run waits for a client's tool result: `park` frees its slot and lets any host resume it; `hold` keeps its execution, slot and heartbeat",
   }),
+  checkpoints: runs("OAH_CHECKPOINTS", z.enum(["on", "off"]), {
+    default: "on",
+    description:
+      "`off`: executors write no checkpoint after their steps and read none, so that a later attempt or a fork starts from the first step ([spec.md §7](spec.md#7-recovery)); for measuring what checkpoints cost",
+  }),
   exitWhenDrained: runs(
     "OAH_EXIT_WHEN_DRAINED",
     z.enum(["0", "1", "false", "true"]).transform((v) => v === "1" || v === "true"),

@@ -68,6 +68,8 @@ export interface EngineOptions {
   auditActionsPerMinute: number;
   /** How runs wait for a client's tool result (OAH_WAIT_MODE); `park` by default. */
   waitMode?: WaitMode;
+  /** Whether executions checkpoint their completed steps and resume from them (OAH_CHECKPOINTS); true by default. */
+  checkpoints?: boolean;
   heartbeatIntervalMs: number;
   drainTimeoutMs: number;
   recovery: MaintenanceSettings;
@@ -133,6 +135,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     leaseTtlMs: options.leaseTtlMs,
     liveness: options.liveness,
     waitMode: options.waitMode ?? "park",
+    checkpoints: options.checkpoints ?? true,
   };
   const pool = options.pool
     ? new ElasticPool(host, {

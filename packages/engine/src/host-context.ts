@@ -46,4 +46,6 @@ export interface HostContext {
   liveness: Liveness | null;
   /** Whether a run waiting for a client's tool result parks (frees its slot) or holds its execution. */
   waitMode: WaitMode;
+  /** Whether executions checkpoint their completed steps and go on from the last one (OAH_CHECKPOINTS). */
+  checkpoints: boolean;
 }

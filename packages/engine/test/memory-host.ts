@@ -118,6 +118,8 @@ export interface MemoryHostOptions {
    * not close it); a store of its own by default.
    */
   store?: RunStore;
+  /** Whether executions checkpoint their steps (OAH_CHECKPOINTS); on by default. */
+  checkpoints?: boolean;
 }
 
 /**
@@ -182,6 +184,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     bulkRunsPerSecond: 1_000,
     auditActionsPerMinute: 60,
     waitMode: options.waitMode ?? "hold",
+    ...(options.checkpoints === undefined ? {} : { checkpoints: options.checkpoints }),
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),
     drainTimeoutMs: 2_000,

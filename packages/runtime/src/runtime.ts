@@ -169,6 +169,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     bulkRunsPerSecond: role === "sandbox" ? null : config.bulkRunsPerSecond,
     auditActionsPerMinute: config.auditActionsPerMinute,
     waitMode: config.waitMode,
+    checkpoints: config.checkpoints === "on",
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.
     claimAhead: claimAheadPolicy(shared ? config.claimAheadRunMs : 0),

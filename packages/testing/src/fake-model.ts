@@ -112,12 +112,21 @@ async function stream(res: ServerResponse, reply: FakeReply, ending: () => void)
   res.end();
 }
 
+export interface FakeModelOptions {
+  /**
+   * The answer to a request when no queued one is left: for many conversations at once (the
+   * bench's agent runs), each answered by where it is rather than by the order of the requests.
+   * With one, `requests` stays empty: thousands of conversations would only grow the process.
+   */
+  respond?: (request: FakeModelRequest["body"]) => FakeReply;
+}
+
 /**
  * A small OpenAI-compatible chat-completions server (the only stand-in the tests
  * use, since no model service is reachable here): it streams scripted answers as
  * server-sent events, a word per chunk with short pauses, tool calls included.
  */
-export async function startFakeModel(): Promise<FakeModel> {
+export async function startFakeModel(options: FakeModelOptions = {}): Promise<FakeModel> {
   const queue: FakeReply[] = [];
   const requests: FakeModelRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -132,8 +141,9 @@ export async function startFakeModel(): Promise<FakeModel> {
           if (!finished) resolve();
         });
       });
-      requests.push({ body: JSON.parse(raw), headers: req.headers, closedEarly });
-      const reply = queue.shift() ?? { content: "(no scripted reply)" };
+      const body = JSON.parse(raw) as FakeModelRequest["body"];
+      if (!options.respond) requests.push({ body, headers: req.headers, closedEarly });
+      const reply = queue.shift() ?? options.respond?.(body) ?? { content: "(no scripted reply)" };
       if (reply.status || reply.whole) {
         finished = true;
         res.writeHead(reply.status ?? 200, { "content-type": "application/json" });

@@ -14,7 +14,7 @@ import { endRun, type RunEndHost } from "./run-end";
 /** What the execution of one run uses of its host: what its executor is given, its wait, its end. */
 export type ExecutionHost = ToolWaitHost &
   RunEndHost &
-  Pick<HostContext, "clock" | "observers" | "events" | "executors" | "workspaceRoot">;
+  Pick<HostContext, "clock" | "observers" | "events" | "executors" | "workspaceRoot" | "checkpoints">;
 
 /**
  * Writes of one execution, fenced by its claim; a refused write means another
@@ -35,14 +35,16 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
     },
     // Best effort, and no sign of fencing: the step may have ended meanwhile.
     updateStep: (stepId, output) => host.store.updateStepOutput(claim, stepId, output),
-    // A step an abort cut short (a cancel, a drain, a timeout) is not done: no checkpoint says it is.
+    // A step an abort cut short (a cancel, a drain, a timeout) is not done: no checkpoint says it
+    // is. With checkpoints off (OAH_CHECKPOINTS=off) none is written, as before durable runs.
     checkpoint: async (checkpoint) =>
-      !controller.signal.aborted && fenced(await host.store.saveCheckpoint(claim, checkpoint)),
+      !controller.signal.aborted &&
+      (!host.checkpoints || fenced(await host.store.saveCheckpoint(claim, checkpoint))),
     finishStep: async (stepId, end, checkpoint) => {
       // A step a drain cut short stays open, as a crash leaves it: the drain's recovery ends it,
       // and the next attempt does it again, or, a command with onInterrupt: fail, does not.
       if (abortReasonOf(controller.signal)?.kind === "shutdown") return true;
-      const done = controller.signal.aborted ? undefined : checkpoint;
+      const done = controller.signal.aborted || !host.checkpoints ? undefined : checkpoint;
       const written = fenced(await host.store.finishStep(claim, stepId, end, done));
       const step = open.get(stepId);
       open.delete(stepId);
@@ -105,7 +107,7 @@ const parkResume = ({ state, toolResult }: ParkedExecution): Resumed => ({ from:
  * Where an attempt after the first goes on from (docs/spec.md §7): the last checkpoint of the
  * run, told as `run.resumed` with what it does not do again and the step it does again; null
  * when the run has none (it starts from its first step). A first attempt has none to read, but
- * a fork's, whose checkpoints are its source's.
+ * a fork's, whose checkpoints are its source's. With checkpoints off, every attempt starts anew.
  */
 async function checkpointResume(
   host: ExecutionHost,
@@ -113,7 +115,7 @@ async function checkpointResume(
   claim: Claim,
   controller: AbortController,
 ): Promise<Resumed | null> {
-  if (run.attempt <= 1 && run.forkedFrom === null) return null;
+  if (!host.checkpoints || (run.attempt <= 1 && run.forkedFrom === null)) return null;
   const resumption = await host.store.readResumption(run.id);
   if (!resumption) return null;
   const { stepId, interrupted, avoided } = resumption;
