@@ -1,4 +1,5 @@
 // @module-tag system
+// @module-tag timed
 
 import type { BulkDryRun, BulkJob, BulkJobItemsPage, DeadLetters } from "@oah/contract";
 import { loadRuns, waitFor } from "@oah/testing";

@@ -13,6 +13,13 @@ export const TEST_TIERS = {
 
 export type TestTier = keyof typeof TEST_TIERS;
 
+/**
+ * A system file that also names this tag asserts how fast something answers while it works (a
+ * latency under load, as an issue asks): it runs in a project of its own, one file at a time,
+ * once every other file has run, so that what it measures is oah and not the rest of the suite.
+ */
+export const TIMED = { name: "timed", description: "asserts a latency: runs alone, after the rest" } as const;
+
 /** The folders holding test files: the `test/` folder of each package, each app and the bench. */
 function testFolders(root: string): string[] {
   const within = (parent: string) =>
@@ -47,6 +54,8 @@ export interface TestFile {
   path: string;
   /** The tiers it names (one, for a file as it should be). */
   tiers: string[];
+  /** It names the timed tag too. */
+  timed: boolean;
 }
 
 /** Every test file of the repository, with the tiers it names. */
@@ -54,20 +63,22 @@ export function testFiles(root: string): TestFile[] {
   return testFolders(root)
     .flatMap((dir) => testFilesUnder(root, dir))
     .sort()
-    .map((path) => ({
-      path,
-      tiers: fileTagsOf(readFileSync(join(root, path), "utf8")).filter((tag) => tag in TEST_TIERS),
-    }));
+    .map((path) => {
+      const tags = fileTagsOf(readFileSync(join(root, path), "utf8"));
+      return { path, tiers: tags.filter((tag) => tag in TEST_TIERS), timed: tags.includes(TIMED.name) };
+    });
 }
 
 /**
- * The files of each tier's project. A file that names no tier (or both) goes with the system
- * tier, so that the whole suite still runs it; the tiers' test fails until it names one.
+ * The files of each project: the unit tier's, the system tier's but its timed files, and those.
+ * A file that names no tier (or both) goes with the system tier, so that the whole suite still
+ * runs it; the tiers' test fails until it names one.
  */
-export function filesOfTiers(files: readonly TestFile[]): Record<TestTier, string[]> {
+export function filesOfTiers(files: readonly TestFile[]): Record<TestTier | "timed", string[]> {
   const unit = (f: TestFile) => f.tiers.length === 1 && f.tiers[0] === "unit";
   return {
     unit: files.filter(unit).map((f) => f.path),
-    system: files.filter((f) => !unit(f)).map((f) => f.path),
+    system: files.filter((f) => !unit(f) && !f.timed).map((f) => f.path),
+    timed: files.filter((f) => !unit(f) && f.timed).map((f) => f.path),
   };
 }

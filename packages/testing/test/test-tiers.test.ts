@@ -59,10 +59,16 @@ describe("the test tiers", () => {
       ).map((p) => [p.test.name, p.test]),
     );
     const tiers = filesOfTiers(files);
-    expect(Object.keys(projects).sort()).toEqual(Object.keys(TEST_TIERS).sort());
+    expect(Object.keys(projects).sort()).toEqual([...Object.keys(TEST_TIERS), "system-timed"].sort());
     expect(projects.unit!.include).toEqual(tiers.unit);
     expect(projects.system!.include).toEqual(tiers.system);
-    expect([...projects.unit!.include, ...projects.system!.include].sort()).toEqual(files.map((f) => f.path));
+    expect(projects["system-timed"]!.include).toEqual(tiers.timed);
+    expect(
+      [...projects.unit!.include, ...projects.system!.include, ...projects["system-timed"]!.include].sort(),
+    ).toEqual(files.map((f) => f.path));
+    // The timed files are system files, and run alone after the rest.
+    expect(tiers.timed.every((path) => files.find((f) => f.path === path)!.tiers[0] === "system")).toBe(true);
+    expect(projects["system-timed"]).toMatchObject({ fileParallelism: false, sequence: { groupOrder: 1 } });
     expect(projects.unit!.globalSetup).toBeUndefined();
     expect(projects.system!.globalSetup).toEqual(["./vitest.global-setup.ts"]);
   });
