@@ -113,4 +113,25 @@ describe("durable runs: a later attempt goes on from the last checkpoint (docs/s
     expect(await resumedEvents(next, run)).toHaveLength(1);
     expect((await next.store.listCheckpoints(run.id)).map((c) => c.attempt)).toEqual([3, 3, 3]);
   });
+
+  it("goes on when the store cannot save a checkpoint that adds nothing to the log, as in an outage", async () => {
+    const h = await modelHost();
+    h.store.saveCheckpoint = async () => {
+      throw new Error("the store is away");
+    };
+    const { run } = await h.service.submit({
+      sessionId: "outage",
+      executor: "script",
+      input: {
+        steps: [
+          { type: "sleep", ms: 1 },
+          { type: "output", value: "done" },
+        ],
+      },
+      priority: "normal",
+      workspaceId: "default",
+    });
+    await expect.poll(() => h.status(run), POLL).toBe("completed");
+    expect((await h.store.getRun(run.id))?.output).toBe("done");
+  });
 });

@@ -37,9 +37,23 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
     updateStep: (stepId, output) => host.store.updateStepOutput(claim, stepId, output),
     // A step an abort cut short (a cancel, a drain, a timeout) is not done: no checkpoint says it
     // is. With checkpoints off (OAH_CHECKPOINTS=off) none is written, as before durable runs.
-    checkpoint: async (checkpoint) =>
-      !controller.signal.aborted &&
-      (!host.checkpoints || fenced(await host.store.saveCheckpoint(claim, checkpoint))),
+    checkpoint: async (checkpoint) => {
+      if (controller.signal.aborted) return false;
+      if (!host.checkpoints) return true;
+      try {
+        return fenced(await host.store.saveCheckpoint(claim, checkpoint));
+      } catch (error) {
+        // One that adds nothing to the run's log (a script's, after a sleep or an output) may be
+        // lost to a store outage: the next checkpoint holds all it held, and a later attempt only
+        // goes on from an earlier one. One that adds to the log may not: the log would miss it.
+        if (checkpoint.appended?.length) throw error;
+        host.logger.warn(
+          { err: error, runId: run.id },
+          "a checkpoint could not be saved; going on without it",
+        );
+        return true;
+      }
+    },
     finishStep: async (stepId, end, checkpoint) => {
       // A step a drain cut short stays open, as a crash leaves it: the drain's recovery ends it,
       // and the next attempt does it again, or, a command with onInterrupt: fail, does not.
