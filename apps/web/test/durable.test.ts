@@ -36,10 +36,22 @@ describe("the checkpoints on the steps", () => {
     ]);
   });
 
+  it("a fork's inherited ones, which cover its source's steps, before every step of its own", () => {
+    const byStep = checkpointsByStep([checkpoint(1, 3, 0), checkpoint(2, 5, 0), checkpoint(3, 11)]);
+    expect([...byStep.entries()].map(([at, cs]) => [at, cs.map((c) => c.id)])).toEqual([
+      [0, [1, 2]],
+      [11, [3]],
+    ]);
+  });
+
   it.each<[string, RunCheckpoint[], string]>([
     ["one", [checkpoint(1, 11)], "checkpoint · attempt 1"],
     ["two attempts'", [checkpoint(1, 11), checkpoint(2, 11, 2)], "2 checkpoints · attempt 1, 2"],
-    ["a fork's inherited", [checkpoint(1, null, 0)], "checkpoint · from the run it was forked from"],
+    [
+      "a fork's inherited",
+      [checkpoint(1, 3, 0), checkpoint(2, 5, 0)],
+      "2 checkpoints · from the run it was forked from",
+    ],
   ])("say whose they are: %s", (_, checkpoints, text) => {
     expect(checkpointText(checkpoints)).toBe(text);
   });

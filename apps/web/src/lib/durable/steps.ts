@@ -8,10 +8,11 @@ export const stepLabel = (stepId: number) => `step #${stepId}`;
 
 /**
  * Where a checkpoint sits among the steps: after the last step it covers. One written before any
- * step of its run (after a first sleep or output, or inherited by a fork from its source) comes
- * before them all, as 0.
+ * step of its run (after a first sleep or output) comes before them all, as 0; so do those a fork
+ * inherited from its source (attempt 0), which cover the source's steps, not its own.
  */
-const coveredStep = (checkpoint: Pick<RunCheckpoint, "stepId">) => checkpoint.stepId ?? 0;
+const coveredStep = (checkpoint: Pick<RunCheckpoint, "stepId" | "attempt">) =>
+  checkpoint.attempt === 0 ? 0 : (checkpoint.stepId ?? 0);
 
 /** The checkpoints written after each step, by the step's id; those before every step under 0. */
 export function checkpointsByStep(checkpoints: readonly RunCheckpoint[]): Map<number, RunCheckpoint[]> {
