@@ -2,7 +2,13 @@ import { API_ERROR_STATUS, type ApiErrorCode, OahError } from "@oah/core";
 import { TRPCError } from "@trpc/server";
 
 export interface ApiErrorBody {
-  error: { code: ApiErrorCode; message: string; issues?: { path: string; message: string }[] };
+  error: {
+    code: ApiErrorCode;
+    message: string;
+    issues?: { path: string; message: string }[];
+    /** The run the error is about, where another than the one asked for (`session_busy`: the run that holds the session). */
+    runId?: string;
+  };
 }
 
 export interface ApiError {
@@ -33,10 +39,17 @@ const TRPC_CODE_TO_API: Partial<Record<TRPCError["code"], ApiErrorCode>> = {
   UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
 };
 
-function body(code: ApiErrorCode, message: string, issues?: { path: string; message: string }[]): ApiError {
+function body(
+  code: ApiErrorCode,
+  message: string,
+  issues?: { path: string; message: string }[],
+  runId?: unknown,
+): ApiError {
   return {
     status: API_ERROR_STATUS[code],
-    body: { error: { code, message, ...(issues ? { issues } : {}) } },
+    body: {
+      error: { code, message, ...(issues ? { issues } : {}), ...(typeof runId === "string" ? { runId } : {}) },
+    },
   };
 }
 
@@ -46,7 +59,8 @@ function body(code: ApiErrorCode, message: string, issues?: { path: string; mess
  */
 export function toApiError(error: unknown): ApiError {
   const cause = error instanceof TRPCError ? error.cause : error;
-  if (cause instanceof OahError) return body(cause.code, cause.message, cause.details?.issues as never);
+  if (cause instanceof OahError)
+    return body(cause.code, cause.message, cause.details?.issues as never, cause.details?.runId);
   if (hasIssues(cause)) {
     const issues = cause.issues.map((i) => ({ path: pathOf(i), message: i.message }));
     const message = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");

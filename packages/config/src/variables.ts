@@ -305,6 +305,11 @@ export const OAH_VARIABLES = {
     description:
       "`off`: executors write no checkpoint after their steps and read none, so that a later attempt or a fork starts from the first step ([spec.md §7](spec.md#7-recovery)); for measuring what checkpoints cost",
   }),
+  interruptGraceMs: runs("OAH_INTERRUPT_GRACE_MS", int(0, 86_400_000), {
+    default: 10_000,
+    description:
+      "how long a run a later submission interrupts or replaces may go on to its next step boundary before it is cancelled as a cancel is, its step cut short ([spec.md §5](spec.md#5-queue-and-locks))",
+  }),
   exitWhenDrained: runs(
     "OAH_EXIT_WHEN_DRAINED",
     z.enum(["0", "1", "false", "true"]).transform((v) => v === "1" || v === "true"),

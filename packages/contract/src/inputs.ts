@@ -1,4 +1,4 @@
-import { RUN_PRIORITIES, type RunPriority } from "@oah/core";
+import { IF_BUSY, RUN_PRIORITIES, type RunPriority } from "@oah/core";
 import { z } from "zod";
 import { agentInputSchema } from "./agent";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
@@ -18,6 +18,8 @@ const submitFields = {
   /** Omitted: the session's workspace, or `default` for a new session (docs/spec.md §3). */
   workspaceId: workspaceIdSchema.optional(),
   parentRunId: runIdSchema.optional(),
+  /** What to do when the session has unfinished runs (docs/spec.md §5). */
+  ifBusy: z.enum(IF_BUSY).default("enqueue"),
 };
 
 const scriptSubmission = z.strictObject({

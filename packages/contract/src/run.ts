@@ -1,4 +1,6 @@
 import type {
+  BusyCancelReason,
+  IfBusy,
   LiveEventType,
   RecoveryState,
   RunEventType,
@@ -38,6 +40,10 @@ export interface Run {
   waitingTool: string | null;
   /** Made by a fork (docs/spec.md §7): the run whose checkpoint before `stepId` it goes on from. */
   forkedFrom: { runId: string; stepId: number } | null;
+  /** What its submission did were its session busy (docs/spec.md §5). */
+  ifBusy: IfBusy;
+  /** Cancelled, or asked to stop, for a later submission to its session: that run, and how. */
+  cancelledBy: { runId: string; reason: BusyCancelReason } | null;
   metadata: RunMetadata;
 }
 

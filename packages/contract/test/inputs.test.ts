@@ -4,13 +4,22 @@ import { describe, expect, it } from "vitest";
 import { runIdSchema, sessionIdSchema, submitRunInput, workspaceIdSchema } from "../src";
 
 describe("submitRunInput", () => {
-  it("fills the defaults: script executor, normal priority, and no workspace (the session's)", () => {
+  it("fills the defaults: script executor, normal priority, enqueue when busy, and no workspace (the session's)", () => {
     expect(submitRunInput.parse({ sessionId: "s", input: { steps: [] } })).toEqual({
       sessionId: "s",
       executor: "script",
       input: { steps: [] },
       priority: "normal",
+      ifBusy: "enqueue",
     });
+  });
+
+  it("takes every busy-session policy, and refuses another", () => {
+    for (const ifBusy of ["enqueue", "reject", "interrupt", "replace"])
+      expect(submitRunInput.parse({ sessionId: "s", input: { steps: [] }, ifBusy }).ifBusy).toBe(ifBusy);
+    expect(() => submitRunInput.parse({ sessionId: "s", input: { steps: [] }, ifBusy: "rollback" })).toThrow(
+      /ifBusy/,
+    );
   });
 
   it.each([

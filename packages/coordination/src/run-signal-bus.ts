@@ -1,6 +1,6 @@
 /** What a host may need to hear about a run it executes, from the process the API call reached. */
 export interface RunSignal {
-  kind: "cancel" | "tool_result";
+  kind: "cancel" | "interrupt" | "tool_result";
   runId: string;
 }
 

@@ -18,6 +18,9 @@ export const RUN_ERROR_CODES = [
   // A command was in flight when its execution died, and its policy (onInterrupt: fail) leaves the
   // decision to a person: recovery quarantined the run (docs/spec.md §7).
   "step_interrupted",
+  // Cancelled for a later submission to its session: with ifBusy interrupt, or replace (docs/spec.md §5).
+  "interrupted",
+  "replaced",
 ] as const;
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 
@@ -61,6 +64,7 @@ export const API_ERROR_STATUS = {
   tool_result_wrong_name: 409,
   idempotency_key_conflict: 409,
   session_workspace_mismatch: 409,
+  session_busy: 409,
   controller_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -1,5 +1,6 @@
 export * from "./attempt-limit";
 export * from "./bulk-actions";
+export * from "./busy-session";
 export * from "./claim-ahead";
 export * from "./commands-availability";
 export * from "./error-codes";

@@ -1,5 +1,6 @@
 import type { Claim } from "@oah/store";
 import type { AbortReason } from "./abort";
+import type { RunInterrupt } from "./worker/run-interrupt";
 
 export interface ActiveRun {
   /** The store claim; its token is also the session lock's fencing token in the queue. */
@@ -8,6 +9,8 @@ export interface ActiveRun {
   /** The workspace its session lock counts in (the queue's fair share). */
   workspaceId: string;
   controller: AbortController;
+  /** Its stop at the next step boundary, which a later submission to its session may ask for. */
+  interrupt: RunInterrupt;
 }
 
 /** The executions running on this host: what heartbeats cover and what cancels reach. */
@@ -36,5 +39,10 @@ export class ActiveRuns {
     if (!run || run.controller.signal.aborted) return false;
     run.controller.abort(reason);
     return true;
+  }
+
+  /** Asks the run, if it executes here, to stop at its next step boundary (docs/spec.md §5). */
+  interrupt(runId: string): void {
+    this.runs.get(runId)?.interrupt.request();
   }
 }

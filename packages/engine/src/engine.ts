@@ -70,6 +70,8 @@ export interface EngineOptions {
   waitMode?: WaitMode;
   /** Whether executions checkpoint their completed steps and resume from them (OAH_CHECKPOINTS); true by default. */
   checkpoints?: boolean;
+  /** How long an interrupted run may go on to its next step boundary (OAH_INTERRUPT_GRACE_MS); 10 s by default. */
+  interruptGraceMs?: number;
   heartbeatIntervalMs: number;
   drainTimeoutMs: number;
   recovery: MaintenanceSettings;
@@ -136,6 +138,7 @@ export function createEngine(options: EngineOptions): RunEngine {
     liveness: options.liveness,
     waitMode: options.waitMode ?? "park",
     checkpoints: options.checkpoints ?? true,
+    interruptGraceMs: options.interruptGraceMs ?? 10_000,
   };
   const pool = options.pool
     ? new ElasticPool(host, {

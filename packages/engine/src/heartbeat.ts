@@ -45,6 +45,7 @@ export class Heartbeat {
       const result = await store.heartbeat(runs.map((r) => r.claim));
       for (const runId of result.fenced) active.abort(runId, { kind: "fenced" });
       for (const runId of result.cancelRequested) active.abort(runId, { kind: "cancel" });
+      for (const runId of result.interruptRequested) active.interrupt(runId);
       for (const runId of result.toolResultReady) heldWaits.wake(runId);
     } catch (error) {
       logger.warn({ err: error, runs: runs.length }, "heartbeat write failed");

@@ -48,4 +48,6 @@ export interface HostContext {
   waitMode: WaitMode;
   /** Whether executions checkpoint their completed steps and go on from the last one (OAH_CHECKPOINTS). */
   checkpoints: boolean;
+  /** How long an interrupted run may go on to its next step boundary before it is cancelled in its step. */
+  interruptGraceMs: number;
 }

@@ -53,6 +53,7 @@ async function stoppedAtThird(h: MemoryHost): Promise<Run> {
     input: { steps: STEPS },
     priority: "normal",
     workspaceId: "default",
+    ifBusy: "enqueue",
   });
   await expect.poll(() => model.requests.length, POLL).toBe(3);
   await h.stop();
@@ -130,6 +131,7 @@ describe("durable runs: a later attempt goes on from the last checkpoint (docs/s
       },
       priority: "normal",
       workspaceId: "default",
+      ifBusy: "enqueue",
     });
     await expect.poll(() => h.status(run), POLL).toBe("completed");
     expect((await h.store.getRun(run.id))?.output).toBe("done");

@@ -120,6 +120,8 @@ export interface MemoryHostOptions {
   store?: RunStore;
   /** Whether executions checkpoint their steps (OAH_CHECKPOINTS); on by default. */
   checkpoints?: boolean;
+  /** How long an interrupted run may go on to its next step boundary (OAH_INTERRUPT_GRACE_MS). */
+  interruptGraceMs?: number;
 }
 
 /**
@@ -185,6 +187,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
     auditActionsPerMinute: 60,
     waitMode: options.waitMode ?? "hold",
     ...(options.checkpoints === undefined ? {} : { checkpoints: options.checkpoints }),
+    ...(options.interruptGraceMs === undefined ? {} : { interruptGraceMs: options.interruptGraceMs }),
     heartbeatIntervalMs: 50,
     claimAhead: claimAheadPolicy(0),
     drainTimeoutMs: 2_000,
@@ -222,6 +225,7 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
         input: { steps },
         priority: "normal",
         workspaceId: "default",
+        ifBusy: "enqueue",
       });
       return run;
     },

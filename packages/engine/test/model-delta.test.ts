@@ -103,6 +103,7 @@ describe("model.delta live events", () => {
       sessionId,
       priority: "normal",
       workspaceId: "default",
+      ifBusy: "enqueue",
       ...submission,
     } as Parameters<MemoryHost["service"]["submit"]>[0]);
     const seen = watch(h, run);

@@ -31,6 +31,7 @@ async function script(h: MemoryHost, sessionId: string, steps: ScriptInput["step
     input: { steps },
     priority: "normal",
     workspaceId: "default",
+    ifBusy: "enqueue",
   };
   return (await h.service.submit({ ...submission, ...(timeoutMs ? { timeoutMs } : {}) } as SubmitRunInput))
     .run;
@@ -229,6 +230,7 @@ describe("a parked agent", () => {
       },
       priority: "normal",
       workspaceId: "default",
+      ifBusy: "enqueue",
     });
     for (const sky of ["sunny", "rain"]) {
       await expect.poll(() => parked(h, run), POLL).toBe(true);

@@ -125,6 +125,7 @@ describe("the worker loop on the in-memory store", () => {
       input: { steps: [{ type: "sleep", ms: 60_000 }] },
       priority: "normal",
       workspaceId: "default",
+      ifBusy: "enqueue",
       timeoutMs: 1_000,
     });
     await expect.poll(() => h.status(run), POLL).toBe("running");

@@ -170,6 +170,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     auditActionsPerMinute: config.auditActionsPerMinute,
     waitMode: config.waitMode,
     checkpoints: config.checkpoints === "on",
+    interruptGraceMs: config.interruptGraceMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     // An in-process claim costs no round trip: there is nothing to take off a slot's path.
     claimAhead: claimAheadPolicy(shared ? config.claimAheadRunMs : 0),

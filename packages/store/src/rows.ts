@@ -1,5 +1,7 @@
 import type { ExecutorName, Run, RunEvent, RunStep, RunSummary } from "@oah/contract";
 import type {
+  BusyCancelReason,
+  IfBusy,
   QueueEntry,
   RecoveryState,
   RunEventType,
@@ -15,7 +17,7 @@ import type { SqlClient } from "./sql/client";
 export const SUMMARY_COLUMNS = `id, session_id, seq, queue_seq, workspace_id, parent_run_id, priority, executor,
   status, error_code, error_message, created_at, enqueued_at, started_at, heartbeat_at, ended_at, cancel_requested_at,
   timeout_ms, worker_id, claim_token, attempt, recovery_state, recovery_reason, recovered_at, waiting_tool, parked_at, metadata,
-  idempotency_key, forked_from, forked_from_step, updated_at`;
+  idempotency_key, forked_from, forked_from_step, if_busy, cancel_reason, cancelled_by, updated_at`;
 
 export const RUN_COLUMNS = `${SUMMARY_COLUMNS}, input, output`;
 
@@ -53,6 +55,9 @@ export interface RunRow {
   idempotency_key: string | null;
   forked_from: string | null;
   forked_from_step: number | string | null;
+  if_busy: string | null;
+  cancel_reason: string | null;
+  cancelled_by: string | null;
   updated_at: number;
 }
 
@@ -120,6 +125,11 @@ export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, db: Json
     waitingTool: row.waiting_tool,
     forkedFrom:
       row.forked_from === null ? null : { runId: row.forked_from, stepId: Number(row.forked_from_step) },
+    ifBusy: (row.if_busy ?? "enqueue") as IfBusy,
+    cancelledBy:
+      row.cancelled_by === null
+        ? null
+        : { runId: row.cancelled_by, reason: row.cancel_reason as BusyCancelReason },
     // `parked` is shown from its column, the one truth of it, and never stored in the metadata.
     metadata: row.parked_at === null ? decodeMetadata(row, db) : { ...decodeMetadata(row, db), parked: true },
   };

@@ -12,6 +12,8 @@ export interface FakeReply {
   status?: number;
   /** Answer in one piece, as plain JSON (a service that does not stream). */
   whole?: boolean;
+  /** Answer only once this settles: a call the test keeps in flight until it lets it end. */
+  after?: Promise<unknown>;
 }
 
 export interface FakeModelRequest {
@@ -134,8 +136,8 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     req.on("data", (c: Buffer) => {
       raw += c.toString();
     });
+    let finished = false;
     req.on("end", () => {
-      let finished = false;
       const closedEarly = new Promise<void>((resolve) => {
         res.on("close", () => {
           if (!finished) resolve();
@@ -144,6 +146,11 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       const body = JSON.parse(raw) as FakeModelRequest["body"];
       if (!options.respond) requests.push({ body, headers: req.headers, closedEarly });
       const reply = queue.shift() ?? options.respond?.(body) ?? { content: "(no scripted reply)" };
+      void answer(reply);
+    });
+    async function answer(reply: FakeReply): Promise<void> {
+      await reply.after;
+      if (res.destroyed) return;
       if (reply.status || reply.whole) {
         finished = true;
         res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
@@ -155,7 +162,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       stream(res, reply, () => {
         finished = true;
       }).catch(() => res.destroy());
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

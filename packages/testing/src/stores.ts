@@ -93,6 +93,7 @@ export function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewR
     input: { steps: [] },
     timeoutMs: 60_000,
     idempotencyKey: null,
+    ifBusy: "enqueue",
     ...overrides,
   };
 }

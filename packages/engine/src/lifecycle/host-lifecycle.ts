@@ -79,6 +79,7 @@ export class HostLifecycle {
     }
     this.unsubscribeSignals = signals.subscribe(({ kind, runId }) => {
       if (kind === "cancel") host.active.abort(runId, { kind: "cancel" });
+      else if (kind === "interrupt") host.active.interrupt(runId);
       else host.heldWaits.wake(runId);
     });
     this.unsubscribeLiveness = host.liveness?.onLost(() => this.livenessLost());

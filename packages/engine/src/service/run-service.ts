@@ -28,11 +28,14 @@ import {
   type QueueEntry,
 } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
-import type { RunReads, SubmissionStore } from "@oah/store";
+import type { CancelRequest, CreatedRun, RunReads, SubmissionStore } from "@oah/store";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import { deliverToolResult, parkedRunsEnded } from "../tool-wait";
 import { listStorageRuns } from "./storage-runs";
+
+/** A run a submission made, as the queue and the runs it ended are told of it. */
+type Submitted = Pick<CreatedRun, "run" | "queueEntry" | "cancels">;
 
 export interface RunServiceOptions {
   store: SubmissionStore & RunReads;
@@ -72,7 +75,7 @@ export class RunService {
     const refused = this.refusal(input);
     if (refused) throw refused;
     const asked = this.newRun(input);
-    const { run, created, queueEntry } = await this.options.store.createRun(asked);
+    const { run, created, queueEntry, cancels } = await this.options.store.createRun(asked);
     if (!created && !sameSubmission(run, asked)) {
       throw new OahError(
         "idempotency_key_conflict",
@@ -80,7 +83,7 @@ export class RunService {
           `${run.id}, with another body; use a new key for another run`,
       );
     }
-    if (created) await this.enqueueSubmitted([{ run, queueEntry }]);
+    if (created) await this.enqueueSubmitted([{ run, queueEntry, cancels }]);
     return { run, created };
   }
 
@@ -108,7 +111,7 @@ export class RunService {
     const items = refusals.map((r): SubmitManyItem | undefined =>
       r ? { error: { code: r.code, message: r.message } } : undefined,
     );
-    const made: { run: Run; queueEntry: QueueEntry }[] = [];
+    const made: Submitted[] = [];
     for (const [i, outcome] of outcomes.entries()) {
       const { index } = accepted[i]!;
       if ("refused" in outcome) {
@@ -154,13 +157,18 @@ export class RunService {
       input: input.input,
       timeoutMs: input.timeoutMs ?? this.options.runTimeoutMs,
       idempotencyKey: input.idempotencyKey ?? null,
+      ifBusy: input.ifBusy,
     };
   }
 
-  /** Runs stored as queued, to their queues in one call; those the queue misses, the next refill picks up. */
-  private async enqueueSubmitted(made: readonly { run: Run; queueEntry: QueueEntry }[]): Promise<void> {
+  /**
+   * Runs stored as queued, to their queues in one call, after the runs their submissions ended
+   * have left them (ifBusy interrupt, replace); those the queue misses, the next refill picks up.
+   */
+  private async enqueueSubmitted(made: readonly Submitted[]): Promise<void> {
     if (made.length === 0) return;
     for (const { run } of made) this.options.observers.runSubmitted?.({ run });
+    await this.tellCancels(made.flatMap((m) => m.cancels));
     try {
       await this.options.queue.enqueue(made.map((m) => m.queueEntry));
     } catch (error) {
@@ -168,6 +176,30 @@ export class RunService {
         { err: error, runs: made.map((m) => m.run.id) },
         "could not enqueue stored runs",
       );
+    }
+  }
+
+  /**
+   * The store has recorded these cancels: the queue and the executing hosts are told. If they
+   * cannot be told now, a worker that claims a run finds it cancelled, and the executing host
+   * finds the request on its heartbeat.
+   */
+  private async tellCancels(requests: readonly CancelRequest[]): Promise<void> {
+    const { queue, signals } = this.options;
+    for (const request of requests) {
+      if (request.kind !== "cancelled" && request.kind !== "requested") continue;
+      const { run } = request;
+      try {
+        if (request.kind === "cancelled" && request.parked) await parkedRunsEnded(queue, [run]);
+        else if (request.kind === "cancelled") await queue.remove(run.sessionId, run.id);
+        // A later submission's stop waits for the run's next step boundary; a plain cancel does not.
+        else await signals.publish({ kind: run.cancelledBy ? "interrupt" : "cancel", runId: run.id });
+      } catch (error) {
+        this.options.logger.warn(
+          { err: error, runId: run.id },
+          "cancel recorded; the queue could not be told at once",
+        );
+      }
     }
   }
 
@@ -218,16 +250,7 @@ export class RunService {
   async cancel(runId: string): Promise<CancelResult> {
     const request = await this.options.store.requestCancel(runId);
     if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
-    // The store has recorded the cancel: if the queue cannot be told now, a worker that
-    // claims the run finds it cancelled, and the executing host finds the request on its heartbeat.
-    try {
-      if (request.kind === "cancelled" && request.parked)
-        await parkedRunsEnded(this.options.queue, [request.run]);
-      else if (request.kind === "cancelled") await this.options.queue.remove(request.run.sessionId, runId);
-      if (request.kind === "requested") await this.options.signals.publish({ kind: "cancel", runId });
-    } catch (error) {
-      this.options.logger.warn({ err: error, runId }, "cancel recorded; the queue could not be told at once");
-    }
+    await this.tellCancels([request]);
     return { runId, status: request.run.status };
   }
 

@@ -10,25 +10,41 @@ import type { HostContext } from "../host-context";
 import { type ToolWaitHost, waitForTool } from "../tool-wait";
 import type { Settled } from "./outcome";
 import { endRun, type RunEndHost } from "./run-end";
+import { RunInterrupt } from "./run-interrupt";
 
 /** What the execution of one run uses of its host: what its executor is given, its wait, its end. */
 export type ExecutionHost = ToolWaitHost &
   RunEndHost &
-  Pick<HostContext, "clock" | "observers" | "events" | "executors" | "workspaceRoot" | "checkpoints">;
+  Pick<
+    HostContext,
+    "clock" | "observers" | "events" | "executors" | "workspaceRoot" | "checkpoints" | "interruptGraceMs"
+  >;
 
 /**
  * Writes of one execution, fenced by its claim; a refused write means another
  * owner: stop. Finished steps are also told to the observers (the local journal).
  */
-function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: AbortController): RunJournal {
+function journalFor(
+  host: ExecutionHost,
+  run: Run,
+  claim: Claim,
+  controller: AbortController,
+  interrupt: RunInterrupt,
+): RunJournal {
   const fenced = <T>(written: T): T => {
     if (written === false || written === null) controller.abort({ kind: "fenced" });
     return written;
   };
   const open = new Map<number, { kind: StepKind; name: string; startedAt: number }>();
+  // A checkpoint of its own ends a step that has no row (a sleep, an output): a boundary too.
+  const interruptedAfter = (written: boolean): boolean => {
+    if (written) interrupt.boundary();
+    return written;
+  };
   return {
     event: async (type, data) => fenced(await host.store.appendEvent(claim, type, data)),
     startStep: async (kind, name, options) => {
+      interrupt.boundary();
       const stepId = fenced(await host.store.startStep(claim, { kind, name, ...options }));
       if (stepId !== null) open.set(stepId, { kind, name, startedAt: host.clock.now() });
       return stepId;
@@ -39,9 +55,9 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
     // is. With checkpoints off (OAH_CHECKPOINTS=off) none is written, as before durable runs.
     checkpoint: async (checkpoint) => {
       if (controller.signal.aborted) return false;
-      if (!host.checkpoints) return true;
+      if (!host.checkpoints) return interruptedAfter(true);
       try {
-        return fenced(await host.store.saveCheckpoint(claim, checkpoint));
+        return interruptedAfter(fenced(await host.store.saveCheckpoint(claim, checkpoint)));
       } catch (error) {
         // One that adds nothing to the run's log (a script's, after a sleep or an output) may be
         // lost to a store outage: the next checkpoint holds all it held, and a later attempt only
@@ -51,7 +67,7 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
           { err: error, runId: run.id },
           "a checkpoint could not be saved; going on without it",
         );
-        return true;
+        return interruptedAfter(true);
       }
     },
     finishStep: async (stepId, end, checkpoint) => {
@@ -82,10 +98,10 @@ function journalFor(host: ExecutionHost, run: Run, claim: Claim, controller: Abo
 function contextOf(
   host: ExecutionHost,
   target: HookTarget,
-  claim: Claim,
-  controller: AbortController,
+  execution: { claim: Claim; controller: AbortController; interrupt: RunInterrupt },
   resumed: Resumed | null,
 ): ExecutionContext {
+  const { claim, controller, interrupt } = execution;
   const { run, journal, workspaceDir, signal } = target;
   return {
     run,
@@ -93,7 +109,8 @@ function contextOf(
     workspaceDir,
     journal,
     resumed,
-    waitForTool: (name, state) => waitForTool(host, { claim, controller }, name, state),
+    waitForTool: (name, state) =>
+      interrupt.waitBetweenSteps(() => waitForTool(host, { claim, controller }, name, state)),
     fireHook: (event, detail) => host.hooks.fire(event, target, detail),
     runHookCommand: (name, command, timeoutMs, interrupt) =>
       host.hooks.command(name, command, timeoutMs, target, "script", {}, interrupt),
@@ -170,7 +187,8 @@ export async function executeRun(
 ): Promise<void> {
   const controller = new AbortController();
   const claim: Claim = { runId: sessionClaim.entry.runId, token: sessionClaim.token };
-  host.active.add({ claim, sessionId: run.sessionId, workspaceId: run.workspaceId, controller });
+  const interrupt = new RunInterrupt(controller, host.clock, host.interruptGraceMs);
+  host.active.add({ claim, sessionId: run.sessionId, workspaceId: run.workspaceId, controller, interrupt });
   // The run's deadline counts from its start, across parks and resumes.
   const deadline = Date.parse(run.startedAt ?? run.createdAt) + run.timeoutMs;
   const startedAt = host.clock.now();
@@ -179,7 +197,7 @@ export async function executeRun(
     Math.max(0, deadline - startedAt),
   );
   const workspaceDir = join(host.workspaceRoot, run.workspaceId);
-  const journal = journalFor(host, run, claim, controller);
+  const journal = journalFor(host, run, claim, controller, interrupt);
   const hookTarget: HookTarget = { run, journal, workspaceDir, signal: controller.signal };
   let settled: Settled;
   try {
@@ -187,12 +205,15 @@ export async function executeRun(
     if (!executor) throw new Error(`no executor named ${run.executor} on this host`);
     if (!resumed) await host.hooks.fire("run.started", hookTarget);
     const from = resumed ? parkResume(resumed) : await checkpointResume(host, run, claim, controller);
-    const result = await executor.execute(contextOf(host, hookTarget, claim, controller, from));
+    const result = await executor.execute(
+      contextOf(host, hookTarget, { claim, controller, interrupt }, from),
+    );
     settled = { ok: true, output: result.output };
   } catch (error) {
     settled = { ok: false, error };
   } finally {
     timer.cancel();
+    interrupt.dispose();
   }
   const abort = abortReasonOf(controller.signal);
   endRun(host, { run, claim: sessionClaim, settled, abort, hookTarget, startedAt });

@@ -3,7 +3,7 @@ import type { RedisClient } from "../client";
 import { redisKeys } from "../keys";
 import { PubSubChannel } from "./pubsub-channel";
 
-const KINDS = new Set<RunSignal["kind"]>(["cancel", "tool_result"]);
+const KINDS = new Set<RunSignal["kind"]>(["cancel", "interrupt", "tool_result"]);
 
 function decode(message: string): RunSignal | null {
   const [kind, runId] = message.split(" ") as [RunSignal["kind"], string | undefined];

@@ -1,4 +1,5 @@
 import type { Run } from "@oah/contract";
+import type { BusyCancelReason } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { SqlClient } from "../sql/client";
@@ -28,14 +29,29 @@ export async function requestCancel(ctx: OpContext, runId: string): Promise<Canc
 export const cancelledSessions = (requests: readonly CancelRequest[]): string[] =>
   requests.flatMap((r) => (r.kind === "cancelled" || r.kind === "requested" ? [r.run.sessionId] : []));
 
+/** A cancel for a later submission to the run's session (docs/spec.md §5): why, and which run. */
+export interface CancelCause {
+  reason: BusyCancelReason;
+  by: string;
+}
+
+/** The error message of a run a later submission ended: "interrupted by run_…", "replaced by run_…". */
+export const causeMessage = ({ reason, by }: CancelCause): string => `${reason} by ${by}`;
+
+/** causeMessage of a run's own columns, for the writes that end it in SQL (its execution's end, recovery's). */
+export const causeMessageOfRow = sql`runs.cancel_reason || ' by ' || runs.cancelled_by`;
+
 /**
  * Runs' cancels in the caller's transaction, in a few statements however many: one run's (the
- * API's), or a bulk job's chunk; each decided under its row lock.
+ * API's), a bulk job's chunk, or those a busy session's submission asks for (`cause`); each
+ * decided under its row lock. An executing run keeps its cause until its execution ends it
+ * (then its error); one whose plain cancel came first stays a plain cancel.
  */
 export async function requestCancelsIn(
   tx: SqlClient,
   runIds: readonly string[],
   now: number,
+  cause?: CancelCause,
 ): Promise<CancelRequest[]> {
   const list = (ids: readonly string[]) =>
     sql.join(
@@ -54,9 +70,14 @@ export async function requestCancelsIn(
     .map((r) => r.id);
   const answers = new Map<string, CancelRequest>();
   for (const r of rows) answers.set(r.id, { kind: "terminal", run: decodeRun(r, tx) });
+  // A run ended here by a cause has it as its error at once.
+  const ended = cause
+    ? sql`, cancel_reason = ${cause.reason}, cancelled_by = ${cause.by}, error_code = ${cause.reason},
+        error_message = ${causeMessage(cause)}`
+    : sql``;
   if (queued.length > 0) {
     const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelQueued")},
-        cancel_requested_at = ${now}, ended_at = ${now}, updated_at = ${now}
+        cancel_requested_at = ${now}, ended_at = ${now}, updated_at = ${now}${ended}
       WHERE id IN (${list(queued)}) AND ${statusOfRuns} IN (${fromStatuses("cancelQueued")}) RETURNING ${runColumns}`);
     for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: false });
   }
@@ -64,24 +85,31 @@ export async function requestCancelsIn(
     // Nobody executes a parked run: it ends here.
     const cancelled = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("cancelParked")},
         cancel_requested_at = ${now}, ended_at = ${now}, parked_at = NULL, parked_state = NULL, waiting_tool = NULL,
-        tool_result = NULL, updated_at = ${now}
+        tool_result = NULL, updated_at = ${now}${ended}
       WHERE id IN (${list(parked)}) AND ${statusOfRuns} IN (${fromStatuses("cancelParked")}) RETURNING ${runColumns}`);
     for (const r of cancelled) answers.set(r.id, { kind: "cancelled", run: decodeRun(r, tx), parked: true });
   }
   if (executing.length > 0) {
+    const caused = cause
+      ? sql`, cancel_reason = CASE WHEN cancel_requested_at IS NULL THEN ${cause.reason} ELSE cancel_reason END,
+          cancelled_by = CASE WHEN cancel_requested_at IS NULL THEN ${cause.by} ELSE cancelled_by END`
+      : sql``;
     const requested = await tx.all<RunRow>(sql`UPDATE runs
-      SET cancel_requested_at = COALESCE(cancel_requested_at, ${now}), updated_at = ${now}
+      SET cancel_requested_at = COALESCE(cancel_requested_at, ${now}), updated_at = ${now}${caused}
       WHERE id IN (${list(executing)}) RETURNING ${runColumns}`);
     for (const r of requested) answers.set(r.id, { kind: "requested", run: decodeRun(r, tx) });
   }
-  const ended = [...answers.values()].filter((a) => a.kind === "cancelled");
-  if (ended.length > 0) {
+  const done = [...answers.values()].filter((a) => a.kind === "cancelled");
+  if (done.length > 0) {
     await insertEvents(
       tx,
-      ended.map((a) => ({
+      done.map((a) => ({
         runId: a.run.id,
         type: "run.cancelled" as const,
-        data: { while: a.kind === "cancelled" && a.parked ? "parked" : "queued" },
+        data: {
+          while: a.kind === "cancelled" && a.parked ? "parked" : "queued",
+          ...(cause ? { errorCode: cause.reason, errorMessage: causeMessage(cause), by: cause.by } : {}),
+        },
       })),
       now,
     );

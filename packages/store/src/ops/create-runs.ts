@@ -1,9 +1,20 @@
 import { type ExecutorName, type Run, sameSubmission } from "@oah/contract";
-import { batchRefusal, OahError, type QueueEntry, type RunPriority } from "@oah/core";
+import {
+  type BusyCancelReason,
+  batchRefusal,
+  busyDecision,
+  type IfBusy,
+  OahError,
+  type QueueEntry,
+  type RunPriority,
+  type RunStatus,
+  type UnfinishedRun,
+} from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, entryOf, type RunRow } from "../rows";
 import { encodeJson, type SqlClient } from "../sql/client";
-import { runColumns } from "../sql-fragments";
+import { runColumns, UNFINISHED } from "../sql-fragments";
+import { type CancelRequest, requestCancelsIn } from "./cancel";
 import type { BatchedOp, OpContext } from "./context";
 import { insertEvents } from "./insert-events";
 import { takePositions } from "./session-positions";
@@ -19,22 +30,23 @@ export interface NewRun {
   input: unknown;
   timeoutMs: number;
   idempotencyKey: string | null;
+  /** What it does were its session busy (docs/spec.md §5); only `enqueue` shares PostgreSQL's one statement. */
+  ifBusy: IfBusy;
 }
 
 export interface CreatedRun {
   run: Run;
   created: boolean;
   queueEntry: QueueEntry;
+  /** The session's runs this submission cancelled or asked to stop (ifBusy interrupt, replace). */
+  cancels: CancelRequest[];
 }
 
 /**
  * What a submission of a batch did: its run (`created` false: its key made it earlier), its key's
  * conflict, or its refusal (a session of another workspace).
  */
-export type SubmissionOutcome =
-  | { run: Run; created: boolean; queueEntry: QueueEntry }
-  | { conflict: Run }
-  | { refused: OahError };
+export type SubmissionOutcome = CreatedRun | { conflict: Run } | { refused: OahError };
 
 /** The workspace a session's first run makes it belong to when the run names none. */
 const DEFAULT_WORKSPACE = "default";
@@ -164,7 +176,59 @@ async function insertRunsOnce(ctx: OpContext, runs: readonly NewRun[]): Promise<
  * What became of one submission: its run, made now or earlier (`same` false when its key was used
  * for another body), or its refusal.
  */
-type Submitted = { row: RunRow; created: boolean; same: boolean } | { refused: OahError };
+type Submitted =
+  | { row: RunRow; created: boolean; same: boolean; cancels: CancelRequest[] }
+  | { refused: OahError };
+
+/** A submission refused under `ifBusy: reject`, nothing written: the run that holds the session. */
+const sessionBusy = (sessionId: string, holder: UnfinishedRun): OahError =>
+  new OahError(
+    "session_busy",
+    `session ${sessionId} is busy: ${holder.id} is ${holder.parked ? "parked" : holder.status}; ifBusy: reject ` +
+      "refuses a run while its session has an unfinished one",
+    { runId: holder.id },
+  );
+
+/**
+ * The unfinished runs of these sessions, in their order, read under the sessions' locks: what
+ * their busy submissions decide from.
+ */
+async function unfinishedRuns(
+  tx: SqlClient,
+  sessionIds: readonly string[],
+): Promise<Map<string, UnfinishedRun[]>> {
+  const bySession = new Map<string, UnfinishedRun[]>(sessionIds.map((id) => [id, []]));
+  if (sessionIds.length === 0) return bySession;
+  const rows = await tx.all<{ id: string; session_id: string; status: RunStatus; parked_at: number | null }>(
+    sql`SELECT id, session_id, status, parked_at FROM runs
+      WHERE session_id IN (SELECT column1 FROM ${tx.rowsOf(
+        1,
+        sessionIds.map((id) => [id]),
+      )}) AND status IN (${UNFINISHED}) ORDER BY session_id, queue_seq`,
+  );
+  for (const r of rows)
+    bySession.get(r.session_id)!.push({ id: r.id, status: r.status, parked: r.parked_at !== null });
+  return bySession;
+}
+
+/** The runs a busy session's submission ends (or asks to stop), for that submission. */
+interface PlannedCancel {
+  runIds: readonly string[];
+  reason: BusyCancelReason;
+  by: string;
+}
+
+/**
+ * Where a session stands once a submission is admitted: the runs it cancels that end at once
+ * (queued, parked) are gone from it, the new run is at its tail.
+ */
+function admitted(unfinished: UnfinishedRun[], cancelled: readonly string[], made: string): UnfinishedRun[] {
+  const ending = new Set(cancelled);
+  return [
+    ...unfinished.filter((u) => !(ending.has(u.id) && (u.status === "queued" || u.parked))),
+    { id: made, status: "queued", parked: false },
+  ];
+}
 
 /**
  * Submissions in one transaction, any of them with idempotency keys, on either database. A key
@@ -178,7 +242,7 @@ async function submitRuns(
   { atomic }: { atomic: boolean },
 ): Promise<Submitted[]> {
   const { db } = ctx;
-  if (db.dialect === "postgres" && runs.every((r) => r.idempotencyKey === null))
+  if (db.dialect === "postgres" && runs.every((r) => r.idempotencyKey === null && r.ifBusy === "enqueue"))
     return submitUnkeyed(ctx, runs, { atomic });
   return db.transaction(async (tx) => {
     const now = ctx.now();
@@ -210,6 +274,11 @@ async function submitRuns(
         )})`);
       for (const row of found) earlier.set(keyOf(row.session_id, row.idempotency_key!), row);
     }
+    // A busy session's submissions decide from its unfinished runs, as each earlier one leaves them.
+    const busy = await unfinishedRuns(tx, [
+      ...new Set(runs.filter((r) => r.ifBusy !== "enqueue").map((r) => r.sessionId)),
+    ]);
+    const cancels: PlannedCancel[] = [];
     const plan: ({ make: NewRun } | { repeat: RunRow | NewRun; asked: NewRun } | { refused: OahError })[] =
       runs.map((r, i) => {
         const refused = refusedAt.get(i);
@@ -217,9 +286,21 @@ async function submitRuns(
         const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
         const before = key === null ? undefined : earlier.get(key);
         if (before) return { repeat: before, asked: r };
+        const unfinished = busy.get(r.sessionId);
+        if (unfinished) {
+          const decision = busyDecision(r.ifBusy, unfinished);
+          if (!decision.admit)
+            return { refused: sessionBusy(r.sessionId, unfinished.find((u) => u.id === decision.holder)!) };
+          if (decision.reason && decision.cancel.length > 0)
+            cancels.push({ runIds: decision.cancel, reason: decision.reason, by: r.id });
+          busy.set(r.sessionId, admitted(unfinished, decision.cancel, r.id));
+        }
         if (key !== null) earlier.set(key, r);
         return { make: { ...r, workspaceId: owners.get(r.sessionId)! } };
       });
+    const firstBusy = plan.findIndex((p) => "refused" in p);
+    if (atomic && firstBusy >= 0)
+      throw batchRefusal(firstBusy, (plan[firstBusy] as { refused: OahError }).refused);
     const made = new Map<string, RunRow>();
     const toMake = plan.flatMap((p) => ("make" in p ? [p.make] : []));
     if (toMake.length > 0) {
@@ -228,32 +309,54 @@ async function submitRuns(
         toMake.map((r) => r.sessionId),
         now,
       );
-      const rows = toMake.map((r, i) => [...columnsOf(r), String(seqs[i]), r.idempotencyKey]);
+      // The default policy is stored as none, as PostgreSQL's one statement stores it.
+      const rows = toMake.map((r, i) => [
+        ...columnsOf(r),
+        String(seqs[i]),
+        r.idempotencyKey,
+        r.ifBusy === "enqueue" ? null : r.ifBusy,
+      ]);
       const inserted =
         await tx.all<RunRow>(sql`INSERT INTO runs (id, session_id, seq, queue_seq, workspace_id,
           parent_run_id, priority, executor, input, status, created_at, enqueued_at, timeout_ms, attempt, metadata,
-          idempotency_key, updated_at)
+          idempotency_key, if_busy, updated_at)
         SELECT column1, column2, CAST(column9 AS integer), CAST(column9 AS integer), column3, column4, column5,
           column6, ${tx.asJson(sql`column7`)}, 'queued', ${now}, ${now}, CAST(column8 AS integer), 0,
-          ${tx.asJson(sql`'{}'`)}, column10, ${now}
-        FROM ${tx.rowsOf(10, rows)} WHERE true
+          ${tx.asJson(sql`'{}'`)}, column10, column11, ${now}
+        FROM ${tx.rowsOf(11, rows)} WHERE true
         RETURNING ${runColumns}`);
       for (const row of inserted) made.set(row.id, row);
+      const cancelling = new Map(cancels.map((c) => [c.by, c.runIds]));
       await insertEvents(
         tx,
         toMake.map((r) => {
           const row = made.get(r.id)!;
-          return { runId: r.id, type: "run.queued", data: { seq: row.seq, priority: row.priority } };
+          const busyData =
+            r.ifBusy === "enqueue" ? {} : { ifBusy: r.ifBusy, cancelled: cancelling.get(r.id) ?? [] };
+          return {
+            runId: r.id,
+            type: "run.queued",
+            data: { seq: row.seq, priority: row.priority, ...busyData },
+          };
         }),
         now,
       );
       ctx.noteCountedWrite();
     }
+    const cancelsBy = new Map<string, CancelRequest[]>();
+    for (const c of cancels)
+      cancelsBy.set(c.by, await requestCancelsIn(tx, c.runIds, now, { reason: c.reason, by: c.by }));
     const outcomes = plan.map((p): Submitted => {
       if ("refused" in p) return p;
-      if ("make" in p) return { row: made.get(p.make.id)!, created: true, same: true };
+      if ("make" in p)
+        return {
+          row: made.get(p.make.id)!,
+          created: true,
+          same: true,
+          cancels: cancelsBy.get(p.make.id) ?? [],
+        };
       const row = "session_id" in p.repeat ? p.repeat : made.get(p.repeat.id)!;
-      return { row, created: false, same: sameSubmission(decodeRun(row, tx), p.asked) };
+      return { row, created: false, same: sameSubmission(decodeRun(row, tx), p.asked), cancels: [] };
     });
     if (atomic && outcomes.some((o) => "row" in o && !o.same))
       throw batchConflict(
@@ -280,7 +383,7 @@ async function submitUnkeyed(
   { atomic }: { atomic: boolean },
 ): Promise<Submitted[]> {
   try {
-    return (await insertRunsOnce(ctx, runs)).map((row) => ({ row, created: true, same: true }));
+    return (await insertRunsOnce(ctx, runs)).map((row) => ({ row, created: true, same: true, cancels: [] }));
   } catch (error) {
     if (!isWorkspaceForeignKey(error)) throw error;
     const mismatched = await mismatchedRuns(ctx.db, runs);
@@ -325,7 +428,9 @@ export async function createRuns(
   return submitted.map((s) => {
     if ("refused" in s) return s;
     const run = decodeRun(s.row, ctx.db);
-    return s.same ? { run, created: s.created, queueEntry: entryOf(s.row) } : { conflict: run };
+    return s.same
+      ? { run, created: s.created, queueEntry: entryOf(s.row), cancels: s.cancels }
+      : { conflict: run };
   });
 }
 
@@ -336,12 +441,13 @@ export async function createRuns(
  * PostgreSQL, submissions without keys that arrive together share one statement and commit.
  */
 export async function createRun(ctx: OpContext, run: NewRun): Promise<CreatedRun> {
-  if (ctx.db.dialect === "postgres" && run.idempotencyKey === null) return ctx.batch(SUBMISSIONS).submit(run);
+  if (ctx.db.dialect === "postgres" && run.idempotencyKey === null && run.ifBusy === "enqueue")
+    return ctx.batch(SUBMISSIONS).submit(run);
   const [submitted] = (await submitRuns(ctx, [run], { atomic: false })) as [Submitted];
   if ("refused" in submitted) throw submitted.refused;
-  const { row, created } = submitted;
+  const { row, created, cancels } = submitted;
   if (created) ctx.wrote([row.session_id]);
-  return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row) };
+  return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row), cancels };
 }
 
 /** Single submissions without keys (PostgreSQL), written together by insertRunsStatement. */
@@ -349,6 +455,11 @@ const SUBMISSIONS: BatchedOp<NewRun, CreatedRun> = {
   async write(ctx, batch) {
     const rows = await insertRunsStatement(ctx, batch);
     ctx.wrote(rows.map((row) => row.session_id));
-    return rows.map((row) => ({ run: decodeRun(row, ctx.db), created: true, queueEntry: entryOf(row) }));
+    return rows.map((row) => ({
+      run: decodeRun(row, ctx.db),
+      created: true,
+      queueEntry: entryOf(row),
+      cancels: [],
+    }));
   },
 };

@@ -14,6 +14,7 @@ import { sql } from "drizzle-orm";
 import { decodeMetadata, decodeRun, entryOf, hasQueuePlace, hasSession, type RunRow } from "../rows";
 import type { SqlClient } from "../sql/client";
 import { fromStatuses, runColumns, toStatus } from "../sql-fragments";
+import { causeMessageOfRow } from "./cancel";
 import type { OpContext } from "./context";
 import { insertEvent } from "./insert-events";
 import { recordRequeues } from "./requeue-record";
@@ -150,6 +151,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
     if (decision.action === "cancel") {
       const [cancelled] =
         await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryCancel")}, ended_at = ${now},
+          error_code = cancel_reason, error_message = CASE WHEN cancel_reason IS NULL THEN NULL ELSE ${causeMessageOfRow} END,
           claim_token = NULL, waiting_tool = NULL, tool_result = NULL, updated_at = ${now}
         WHERE id = ${runId} RETURNING ${runColumns}`);
       await insertEvent(tx, runId, "run.cancelled", now, recoveredCancelData(context.by, from));
@@ -163,7 +165,7 @@ export async function recoverRun(ctx: OpContext, request: RecoveryRequest): Prom
       // tool and a result delivered but not yet taken: its next attempt goes on into the same wait.
       const [requeued] =
         await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("recoveryRequeue")}, started_at = NULL,
-          heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, error_code = NULL, error_message = NULL,
+          heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, cancel_reason = NULL, cancelled_by = NULL, error_code = NULL, error_message = NULL,
           claim_token = NULL, recovery_state = ${recovery.state},
           recovery_reason = ${recovery.reason}, recovered_at = ${now}, metadata = ${tx.json(metadata)},
           enqueued_at = ${now}, updated_at = ${now}

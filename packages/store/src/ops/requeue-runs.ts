@@ -155,7 +155,7 @@ export async function requeueRunsIn(
     const positions = eligible.map(({ row, metadata }, i) => [row.id, String(seqs[i]), encodeJson(metadata)]);
     const requeued = await tx.all<RunRow>(sql`UPDATE runs SET status = ${toStatus("manualRequeue")},
         queue_seq = CAST(v.column2 AS integer), output = NULL, error_code = NULL, error_message = NULL,
-        started_at = NULL, heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, claim_token = NULL,
+        started_at = NULL, heartbeat_at = NULL, ended_at = NULL, cancel_requested_at = NULL, cancel_reason = NULL, cancelled_by = NULL, claim_token = NULL,
         waiting_tool = NULL, tool_result = NULL, recovery_state = 'requeued',
         recovery_reason = 'manual_operator_requeue', metadata = ${tx.asJson(sql`v.column3`)},
         enqueued_at = ${now}, updated_at = ${now}

@@ -17,6 +17,7 @@ import {
   toStatus,
   UNFINISHED,
 } from "../sql-fragments";
+import { causeMessageOfRow } from "./cancel";
 import type { Claim } from "./claim";
 import type { BatchedOp, OpContext } from "./context";
 import { insertEvents } from "./insert-events";
@@ -100,8 +101,13 @@ function finishStatement(db: SqlClient, finishes: FinishTransition[], now: numbe
       outcome.errorMessage ?? null,
     ]),
   );
-  return sql`UPDATE runs SET status = v.column3, output = ${db.asJson(sql`v.column4`)}, error_code = v.column5,
-      error_message = v.column6, ended_at = ${now}, updated_at = ${now}
+  // A run cancelled for a later submission (interrupted, replaced) ends with that as its error.
+  return sql`UPDATE runs SET status = v.column3, output = ${db.asJson(sql`v.column4`)},
+      error_code = CASE WHEN v.column3 = 'cancelled' AND runs.cancel_reason IS NOT NULL THEN runs.cancel_reason
+        ELSE v.column5 END,
+      error_message = CASE WHEN v.column3 = 'cancelled' AND runs.cancel_reason IS NOT NULL THEN ${causeMessageOfRow}
+        ELSE v.column6 END,
+      ended_at = ${now}, updated_at = ${now}
     FROM ${rows}
     WHERE runs.id = v.column1 AND runs.claim_token = v.column2 AND ${statusOfRuns} IN (${fromStatuses("finish")})
     RETURNING ${summaryColumns}`;

@@ -77,6 +77,11 @@ export const runs = pgTable(
     /** A run made from another's checkpoint (docs/spec.md §7): that run, and the step it was made from. */
     forkedFrom: text("forked_from"),
     forkedFromStep: bigint("forked_from_step", { mode: "number" }),
+    /** The submission's policy toward its busy session (docs/spec.md §5); null: enqueue, as before there was one. */
+    ifBusy: text("if_busy"),
+    /** Cancelled for a later submission (interrupted, replaced): why, and that run. */
+    cancelReason: text("cancel_reason"),
+    cancelledBy: text("cancelled_by"),
     updatedAt: ms("updated_at").notNull(),
   },
   (t) => [

@@ -52,6 +52,9 @@ export const runs = sqliteTable(
     idempotencyKey: text("idempotency_key"),
     forkedFrom: text("forked_from"),
     forkedFromStep: integer("forked_from_step"),
+    ifBusy: text("if_busy"),
+    cancelReason: text("cancel_reason"),
+    cancelledBy: text("cancelled_by"),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [

@@ -1,0 +1,5 @@
+// @module-tag system
+
+import { busySessionsContract } from "./busy-sessions.contract";
+
+busySessionsContract(["postgres"]);
