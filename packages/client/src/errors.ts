@@ -12,6 +12,7 @@ export interface OahApiErrorInit {
   status: number;
   message: string;
   issues?: ApiIssue[];
+  runId?: string;
   body: unknown;
   method: string;
   url: string;
@@ -29,6 +30,8 @@ export class OahApiError extends Error {
   readonly status: number;
   /** What was wrong with the input, for `invalid_request`. */
   readonly issues: ApiIssue[] | undefined;
+  /** The run the error is about where it is not the one asked for (`session_busy`: the run that holds the session). */
+  readonly runId: string | undefined;
   /** The answer's body: the parsed JSON, or the text when it was not JSON. */
   readonly body: unknown;
   readonly method: string;
@@ -39,6 +42,7 @@ export class OahApiError extends Error {
     this.code = init.code;
     this.status = init.status;
     this.issues = init.issues;
+    this.runId = init.runId;
     this.body = init.body;
     this.method = init.method;
     this.url = init.url;
@@ -116,10 +120,13 @@ export function errorFromAnswer(status: number, text: string, request: { method:
   const { value: body } = parseBody(text);
   const envelope =
     typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
-  const { code, message, issues } = (typeof envelope === "object" && envelope !== null ? envelope : {}) as {
+  const { code, message, issues, runId } = (
+    typeof envelope === "object" && envelope !== null ? envelope : {}
+  ) as {
     code?: unknown;
     message?: unknown;
     issues?: unknown;
+    runId?: unknown;
   };
   if (isApiErrorCode(code)) {
     return new OahApiError({
@@ -128,6 +135,7 @@ export function errorFromAnswer(status: number, text: string, request: { method:
       status,
       message: typeof message === "string" ? message : code,
       issues: issuesOf(issues),
+      ...(typeof runId === "string" ? { runId } : {}),
       body,
     });
   }
