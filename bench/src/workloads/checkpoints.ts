@@ -10,8 +10,8 @@
 // with and without, and the difference over the 10 steps; runs/s of `sessions` × `turns` of
 // that agent submitted at once to `slots` workers (four drains: on, off, off, on); and the
 // bytes the store keeps in run_checkpoints per step, for a first turn and for each later turn
-// of a session (whose first checkpoint logs the history the turn starts from: the
-// conversation of the session's earlier turns).
+// of a session (whose checkpoints name the run the conversation of the session's earlier
+// turns is carried from, instead of logging it again).
 import { createClient } from "@oah/client";
 import { createTempDir, type FakeModelRequest, type FakeReply, startFakeModel } from "@oah/testing";
 import { log } from "../log";

@@ -20,6 +20,18 @@ export const TERMINAL_STATUSES = [
 ] as const satisfies readonly RunStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 
+/**
+ * The ends of a run cut short (a cancel, whatever its cause; the run's own timeout) whose
+ * conversation, closed, the session's next agent run goes on from when it has checkpoints
+ * (docs/spec.md §12, *The agent executor*).
+ */
+export const INTERRUPTED_STATUSES = ["cancelled", "timed_out"] as const satisfies readonly TerminalStatus[];
+export type InterruptedStatus = (typeof INTERRUPTED_STATUSES)[number];
+
+export function isInterrupted(status: RunStatus): status is InterruptedStatus {
+  return (INTERRUPTED_STATUSES as readonly RunStatus[]).includes(status);
+}
+
 export function isTerminal(status: RunStatus): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly RunStatus[]).includes(status);
 }

@@ -255,6 +255,75 @@ describe("a parked agent", () => {
   });
 });
 
+describe("a parked agent of a later turn", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel();
+  });
+  afterAll(() => model?.close());
+
+  it("saves its own messages and the run the earlier turns come from, and goes on with the whole conversation", async () => {
+    const h = await parkingHost({
+      model: { baseUrl: model.url, model: "fake-1", apiKey: undefined, timeoutMs: 5_000 },
+    });
+    const saved: unknown[] = [];
+    const park = h.store.parkRun;
+    h.store.parkRun = (claim, wait) => {
+      saved.push(wait.state);
+      return park(claim, wait);
+    };
+    const lisbon = {
+      id: "call-1",
+      type: "function",
+      function: { name: "weather", arguments: '{"city":"Lisbon"}' },
+    };
+    model.reply(
+      { content: "Hello." },
+      { toolCalls: [{ id: "call-1", name: "weather", arguments: { city: "Lisbon" } }] },
+      { content: "Sunny." },
+    );
+    const submit = async (prompt: string) =>
+      (
+        await h.service.submit({
+          sessionId: "park-turns",
+          executor: "agent",
+          input: {
+            prompt,
+            tools: { shell: false, shellOnInterrupt: "rerun", client: [{ name: "weather" }] },
+            maxSteps: 4,
+          },
+          priority: "normal",
+          workspaceId: "default",
+          ifBusy: "enqueue",
+        })
+      ).run;
+    const first = await submit("Hi.");
+    await expect.poll(() => h.status(first), POLL).toBe("completed");
+    const second = await submit("Weather in Lisbon?");
+    await expect.poll(() => parked(h, second), POLL).toBe(true);
+    const asked = [
+      { role: "user", content: "Weather in Lisbon?" },
+      { role: "assistant", content: null, tool_calls: [lisbon] },
+    ];
+    // The first turn's messages are named, not copied.
+    expect(saved).toEqual([
+      { messages: asked, calls: 1, pending: [lisbon], logged: 2, carried: { runId: first.id, messages: 2 } },
+    ]);
+
+    await h.service.submitToolResult(second.id, "weather", { sky: "sunny" });
+    await expect.poll(() => h.status(second), POLL).toBe("completed");
+    const whole = [
+      { role: "user", content: "Hi." },
+      { role: "assistant", content: "Hello." },
+      ...asked,
+      { role: "tool", tool_call_id: "call-1", content: JSON.stringify({ sky: "sunny" }) },
+    ];
+    expect(model.requests.at(-1)!.body.messages).toEqual(whole);
+    const output = (await h.store.getRun(second.id))?.output as { messages: unknown[] };
+    expect(output.messages).toEqual([...whole, { role: "assistant", content: "Sunny." }]);
+  });
+});
+
 describe("pool sizing with parked runs", () => {
   it("counts a parked run neither busy nor ready: fifty of them leave the pool at its min", async () => {
     const h = await parkingHost({

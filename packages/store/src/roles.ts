@@ -11,6 +11,7 @@ import {
   runBulkChunk,
 } from "./ops/bulk-jobs";
 import { requestCancel } from "./ops/cancel";
+import { carriedRun, previousRun } from "./ops/carried-runs";
 import { listCheckpoints, readResumption, recordResume, saveCheckpoint } from "./ops/checkpoints";
 import { type OpContext, opContext, type WriteAnnouncer } from "./ops/context";
 import { createRun, createRuns } from "./ops/create-runs";
@@ -29,7 +30,6 @@ import {
   listRunEvents,
   listRunSteps,
   listSessionRuns,
-  previousOutput,
 } from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
@@ -43,6 +43,7 @@ export type { AuditQuery, NewAuditEntry } from "./ops/audit-log";
 export type { AwaitingSlotPage, WorkspaceActivity } from "./ops/awaiting-slot";
 export type { BulkChunk, BulkItemQuery, NewBulkJob } from "./ops/bulk-jobs";
 export type { CancelRequest } from "./ops/cancel";
+export type { CarriedRun } from "./ops/carried-runs";
 export type { Checkpoint, InterruptedStep, Resumption } from "./ops/checkpoints";
 export type { Claim } from "./ops/claim";
 export type { WriteAnnouncer } from "./ops/context";
@@ -87,7 +88,8 @@ const EXECUTION = {
   waitForTool,
   takeToolResult,
   parkRun,
-  previousOutput,
+  previousRun,
+  carriedRun,
 } satisfies Ops;
 export type ExecutionStore = Role<typeof EXECUTION>;
 

@@ -143,6 +143,71 @@ export function checkpointsContract(kinds: readonly InProcessStoreKind[]): void 
       expect(requeued?.data).toMatchObject({ fromStart: true, requestedBy: "olga" });
     });
 
+    it("answers the run a later agent run goes on from: the latest that completed, or was cut short after a checkpoint", async () => {
+      const session = `s-cp-carried-${kind}`;
+      const ended = async (
+        executor: "agent" | "script",
+        outcome: {
+          status: "completed" | "cancelled" | "failed" | "timed_out";
+          output?: unknown;
+          errorCode?: string;
+          errorMessage?: string;
+        },
+        appended?: string[],
+      ) => {
+        const run = (await store.createRun(newRun(session, { executor }))).run;
+        const claim = { runId: run.id, token: `c-${run.id}` };
+        await store.startRun(claim, "w1");
+        if (appended) await store.saveCheckpoint(claim, { state: { calls: 1 }, appended });
+        await store.finishRun(claim, outcome);
+        return run;
+      };
+      const completed = await ended("agent", { status: "completed", output: { messages: ["a"] } }, ["a"]);
+      const cancelled = await ended(
+        "agent",
+        { status: "cancelled", errorMessage: "interrupted by run run_X" },
+        ["b"],
+      );
+      const bare = await ended("agent", { status: "cancelled" });
+      const failed = await ended("agent", { status: "failed", errorCode: "model_failed" }, ["d"]);
+      const script = await ended("script", { status: "completed", output: "e" });
+      const timedOut = await ended(
+        "agent",
+        { status: "timed_out", errorCode: "run_timed_out", errorMessage: "run exceeded its timeout" },
+        ["f", "g"],
+      );
+      const before = (run: { seq: number }) => store.previousRun(session, run.seq, "agent");
+
+      expect(await store.previousRun(session, completed.seq, "agent")).toBeNull();
+      // A completed run leaves its output; its checkpoints are not read.
+      expect(await before(cancelled)).toEqual({
+        id: completed.id,
+        status: "completed",
+        errorCode: null,
+        errorMessage: null,
+        output: { messages: ["a"] },
+        checkpoints: null,
+      });
+      const cut = {
+        id: cancelled.id,
+        status: "cancelled",
+        errorMessage: "interrupted by run run_X",
+        output: null,
+        checkpoints: { state: { calls: 1 }, log: ["b"] },
+      };
+      // A cancel without a checkpoint, a failure and another executor's run are passed over.
+      for (const later of [bare, failed, script, timedOut]) expect(await before(later)).toMatchObject(cut);
+      expect(await store.previousRun(session, timedOut.seq + 1, "agent")).toMatchObject({
+        id: timedOut.id,
+        status: "timed_out",
+        errorCode: "run_timed_out",
+        checkpoints: { log: ["f", "g"] },
+      });
+      // By reference: a run of the session, whatever came after it; none of another session.
+      expect(await store.carriedRun(session, cancelled.id)).toMatchObject(cut);
+      expect(await store.carriedRun("s-cp-elsewhere", cancelled.id)).toBeNull();
+    });
+
     it("forks a run from a step: a new run at the session's tail, going on from the checkpoint before it", async () => {
       const session = `s-cp-fork-${kind}`;
       const source = (await store.createRun(newRun(session, { input: { steps: [], marker: "source" } }))).run;

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sqliteFileFor } from "@oah/store";
+import Database from "better-sqlite3";
 import type { FakeReply } from "./fake-model";
 
 /**
@@ -101,4 +103,29 @@ export function fiveShellSteps(thirdOnInterrupt?: "rerun" | "fail") {
       })),
     },
   };
+}
+
+/** A checkpoint as the store keeps it: its state, what it adds to the run's log, and its size as JSON text. */
+export interface StoredCheckpoint {
+  state: unknown;
+  appended: unknown[] | null;
+  bytes: number;
+}
+
+/** The checkpoints of a run in the SQLite store of the embedded default in `dataDir`, oldest first. */
+export function storedCheckpoints(dataDir: string, runId: string): StoredCheckpoint[] {
+  const db = new Database(sqliteFileFor(dataDir), { readonly: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    const rows = db
+      .prepare("SELECT state, appended FROM run_checkpoints WHERE run_id = ? ORDER BY id")
+      .all(runId) as { state: string | null; appended: string | null }[];
+    return rows.map((r) => ({
+      state: r.state === null ? null : JSON.parse(r.state),
+      appended: r.appended === null ? null : JSON.parse(r.appended),
+      bytes: Buffer.byteLength(r.state ?? "") + Buffer.byteLength(r.appended ?? ""),
+    }));
+  } finally {
+    db.close();
+  }
 }

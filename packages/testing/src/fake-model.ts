@@ -19,7 +19,12 @@ export interface FakeReply {
 export interface FakeModelRequest {
   body: {
     model: string;
-    messages: { role: string; content: string | null; tool_calls?: unknown[] }[];
+    messages: {
+      role: string;
+      content: string | null;
+      tool_calls?: { id: string }[];
+      tool_call_id?: string;
+    }[];
     tools?: unknown[];
   };
   headers: IncomingMessage["headers"];
@@ -114,6 +119,24 @@ async function stream(res: ServerResponse, reply: FakeReply, ending: () => void)
   res.end();
 }
 
+/**
+ * The tool calls of a conversation that no tool message answers right after the assistant
+ * message that made them: a conversation providers (Anthropic, OpenAI) refuse with a 400.
+ */
+export function unansweredToolCalls(messages: FakeModelRequest["body"]["messages"]): string[] {
+  const unanswered: string[] = [];
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant" || !m.tool_calls?.length) return;
+    const answered = new Set<string>();
+    for (const next of messages.slice(i + 1)) {
+      if (next.role !== "tool") break;
+      if (next.tool_call_id) answered.add(next.tool_call_id);
+    }
+    unanswered.push(...m.tool_calls.map((c) => c.id).filter((id) => !answered.has(id)));
+  });
+  return unanswered;
+}
+
 export interface FakeModelOptions {
   /**
    * The answer to a request when no queued one is left: for many conversations at once (the
@@ -126,7 +149,9 @@ export interface FakeModelOptions {
 /**
  * A small OpenAI-compatible chat-completions server (the only stand-in the tests
  * use, since no model service is reachable here): it streams scripted answers as
- * server-sent events, a word per chunk with short pauses, tool calls included.
+ * server-sent events, a word per chunk with short pauses, tool calls included. As providers
+ * do, it answers 400 (recorded, no scripted answer used) to a conversation with a tool call whose
+ * result does not follow it.
  */
 export async function startFakeModel(options: FakeModelOptions = {}): Promise<FakeModel> {
   const queue: FakeReply[] = [];
@@ -145,6 +170,20 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       });
       const body = JSON.parse(raw) as FakeModelRequest["body"];
       if (!options.respond) requests.push({ body, headers: req.headers, closedEarly });
+      const unanswered = unansweredToolCalls(body.messages);
+      if (unanswered.length > 0) {
+        finished = true;
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            error: {
+              type: "invalid_request_error",
+              message: `tool calls without a result after them: ${unanswered.join(", ")}`,
+            },
+          }),
+        );
+        return;
+      }
       const reply = queue.shift() ?? options.respond?.(body) ?? { content: "(no scripted reply)" };
       void answer(reply);
     });

@@ -1,8 +1,8 @@
 import type { Run } from "@oah/contract";
 import type { LiveEventType, OnInterrupt, RunEventType, StepKind } from "@oah/core";
-import type { Checkpoint, InterruptedStep } from "@oah/store";
+import type { CarriedRun, Checkpoint, InterruptedStep } from "@oah/store";
 
-export type { Checkpoint, InterruptedStep };
+export type { CarriedRun, Checkpoint, InterruptedStep };
 
 /** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
 export interface RunJournal {
@@ -64,8 +64,13 @@ export interface ExecutionContext {
     timeoutMs: number | undefined,
     interrupt: { onInterrupt: OnInterrupt; rerun: InterruptedStep | null },
   ): Promise<void>;
-  /** The output of the session's latest completed run of this executor before this one (conversation history). */
-  previousOutput(): Promise<unknown>;
+  /**
+   * The session's run of this executor that this one goes on from (docs/spec.md §12, *The agent
+   * executor*): the latest before it that completed, or that was cut short after a checkpoint.
+   */
+  previousRun(): Promise<CarriedRun | null>;
+  /** A run of this session, as previousRun answers it: the one a conversation carried by reference names. */
+  carriedRun(runId: string): Promise<CarriedRun | null>;
   /**
    * Shows a live event on the run's streams at once, without storing it: a row per
    * token of a model's answer would swamp the store, and the stored event that ends the

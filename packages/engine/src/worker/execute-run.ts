@@ -114,7 +114,8 @@ function contextOf(
     fireHook: (event, detail) => host.hooks.fire(event, target, detail),
     runHookCommand: (name, command, timeoutMs, interrupt) =>
       host.hooks.command(name, command, timeoutMs, target, "script", {}, interrupt),
-    previousOutput: () => host.store.previousOutput(run.sessionId, run.seq, run.executor),
+    previousRun: () => host.store.previousRun(run.sessionId, run.seq, run.executor),
+    carriedRun: (runId) => host.store.carriedRun(run.sessionId, runId),
     live: (type, data) => {
       // An aborted execution's text is no longer the run's (cancelled, or fenced out by a new owner).
       if (signal.aborted) return;

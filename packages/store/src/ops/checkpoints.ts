@@ -76,7 +76,7 @@ export async function saveCheckpoint(ctx: OpContext, claim: Claim, checkpoint: C
   return changed === 1;
 }
 
-interface CheckpointRow {
+export interface CheckpointRow {
   id: number | string;
   step_id: number | string | null;
   attempt: number;
@@ -85,17 +85,29 @@ interface CheckpointRow {
   appended: unknown;
 }
 
+/** A run's checkpoints in order, the last one's state, and the log: every checkpoint's appends in order; null for none. */
+export async function readLog(
+  db: SqlClient,
+  runId: string,
+): Promise<{ rows: CheckpointRow[]; state: unknown; log: unknown[] } | null> {
+  const rows = await db.all<CheckpointRow>(sql`SELECT id, step_id, attempt, at, state, appended
+    FROM run_checkpoints WHERE run_id = ${runId} ORDER BY id`);
+  const last = rows.at(-1);
+  if (!last) return null;
+  const log = rows.flatMap((r) => (db.decodeJson(r.appended) as unknown[] | null) ?? []);
+  return { rows, state: db.decodeJson(last.state), log };
+}
+
 /**
  * Where the next attempt of a run goes on from: its last checkpoint, the log of all of them, the
  * step in flight when the last execution died, and what resuming does not do again; null when
  * the run has no checkpoint.
  */
 export async function readResumption({ db }: OpContext, runId: string): Promise<Resumption | null> {
-  const rows = await db.all<CheckpointRow>(sql`SELECT id, step_id, attempt, at, state, appended
-    FROM run_checkpoints WHERE run_id = ${runId} ORDER BY id`);
-  const last = rows.at(-1);
-  if (!last) return null;
-  const log = rows.flatMap((r) => (db.decodeJson(r.appended) as unknown[] | null) ?? []);
+  const read = await readLog(db, runId);
+  if (!read) return null;
+  const { rows, log } = read;
+  const last = rows.at(-1)!;
   const stepId = last.step_id === null ? null : Number(last.step_id);
   // The steps done when it was written, and the one begun since: a later execution's system
   // steps (a requeue's record) are not an execution's steps. A fork's inherited checkpoints
@@ -137,7 +149,7 @@ export async function readResumption({ db }: OpContext, runId: string): Promise<
     avoided.modelTokens += Number(s.tokens ?? 0);
   }
   return {
-    state: db.decodeJson(last.state),
+    state: read.state,
     log,
     stepId,
     attempt: last.attempt,

@@ -33,19 +33,6 @@ export async function listRunSteps({ db }: OpContext, runId: string): Promise<Ru
   return rows.map((r) => decodeStep(r, db));
 }
 
-/** The output of the latest completed run of `executor` in the session before position `beforeSeq`. */
-export async function previousOutput(
-  { db }: OpContext,
-  sessionId: string,
-  beforeSeq: number,
-  executor: string,
-): Promise<unknown> {
-  const [row] = await db.all<{ output: unknown }>(sql`SELECT output FROM runs
-    WHERE session_id = ${sessionId} AND seq < ${beforeSeq} AND executor = ${executor} AND status = 'completed'
-    ORDER BY seq DESC LIMIT 1`);
-  return row ? (db.decodeJson(row.output) ?? null) : null;
-}
-
 /** The statuses of these runs (absent: unknown). */
 export async function statusesOf(
   { db }: OpContext,

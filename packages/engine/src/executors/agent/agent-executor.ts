@@ -5,6 +5,14 @@ import type { Checkpoint, ExecutionContext, ExecutionResult, Executor, Interrupt
 import { callModel } from "../model/model-call";
 import type { ChatMessage, ModelEndpoint, ModelReply, ToolCall, ToolSpec } from "../model/model-client";
 import { runShellTool, type ShellToolOptions } from "../tools/shell-tool";
+import {
+  type CarriedFrom,
+  carriedPart,
+  closingOf,
+  conversationOf,
+  interruptedEnd,
+  type ReadRun,
+} from "./conversation";
 
 export interface AgentExecutorOptions extends ShellToolOptions {
   /** The environment of shell tool calls: a clean one, never the host's. */
@@ -59,19 +67,48 @@ function parseArguments(call: ToolCall): Record<string, unknown> | null {
   }
 }
 
-/** Where an agent is in its loop: what it saves when it parks, and goes on from. */
+/** Where an agent is in its loop: what it goes on from. */
 interface AgentProgress {
+  /** The conversation carried from the session's earlier run, read from it, never logged again. */
+  carried: ChatMessage[];
+  /** Where `carried` comes from; null when nothing is carried. */
+  from: CarriedFrom | null;
+  /** What this run adds to the conversation: its prompt, the replies and the tool answers. */
   messages: ChatMessage[];
   /** Model calls made so far. */
   calls: number;
   /** The tool calls of the last reply still to answer; when parked, the first is the one waited for. */
   pending: ToolCall[];
-  /** How many of the messages the run's checkpoints hold already: the next appends the rest. */
+  /** How many of this run's messages its checkpoints hold already: the next appends the rest. */
   logged: number;
 }
 
-/** What an agent's checkpoint holds (docs/spec.md §7); its messages are the run's log, appended to. */
-type AgentCheckpoint = Pick<AgentProgress, "calls" | "pending">;
+/**
+ * What an agent saves when it parks: its progress, naming the carried conversation instead of
+ * holding it. One parked by an earlier version names none: its `messages` are the whole
+ * conversation (and it may have no `logged`: its checkpoints hold none of it).
+ */
+type ParkedAgent = Omit<AgentProgress, "carried" | "from" | "logged"> & {
+  carried?: CarriedFrom;
+  logged?: number;
+};
+
+/**
+ * What an agent's checkpoint holds (docs/spec.md §7): the calls made, the tool calls still to
+ * answer and where the carried conversation comes from; this run's messages are the run's log,
+ * appended to. One written by an earlier version names none: its log is the whole conversation.
+ */
+interface AgentCheckpoint {
+  calls: number;
+  pending: ToolCall[];
+  carried?: CarriedFrom;
+}
+
+/** The whole conversation: the carried part, then this run's. */
+const conversation = (progress: AgentProgress): ChatMessage[] => [...progress.carried, ...progress.messages];
+
+/** The reference to the carried part, as a checkpoint or a parked state holds it. */
+const carriedRef = (progress: AgentProgress) => (progress.from ? { carried: progress.from } : {});
 
 const assistantMessage = (reply: ModelReply): ChatMessage => ({
   role: "assistant",
@@ -84,7 +121,7 @@ const assistantMessage = (reply: ModelReply): ChatMessage => ({
  * and pending tool calls then, and the messages the log does not have yet.
  */
 function checkpointOf(progress: AgentProgress, added: ChatMessage, next: AgentCheckpoint): Checkpoint {
-  const state: AgentCheckpoint = { calls: next.calls, pending: next.pending };
+  const state: AgentCheckpoint = { calls: next.calls, pending: next.pending, ...carriedRef(progress) };
   return { state, appended: [...progress.messages.slice(progress.logged), added] };
 }
 
@@ -96,7 +133,8 @@ const toolMessage = (call: ToolCall, result: unknown): ChatMessage => ({
 
 /**
  * The `agent` executor: the loop an agent harness expects. It sends the
- * conversation (the session's earlier turns, then this prompt) to the model,
+ * conversation (the session's earlier turns, closed if the last was cut short, then this
+ * prompt) to the model,
  * executes the tool calls the model asks for (the shell tool, and client tools
  * that put the run in `waiting_tool` until their result is posted), feeds the
  * results back, and stops on a final answer or when the step budget is spent.
@@ -110,12 +148,13 @@ export class AgentExecutor implements Executor {
     const refused = input.tools.shell ? refusalOf(this.options.commands) : null;
     if (refused) throw refused;
     const { resumed } = context;
+    const read: ReadRun = (runId) => context.carriedRun(runId);
     const progress =
       resumed?.from === "park"
-        ? await this.resumeParked(context)
+        ? await this.resumeParked(context, read)
         : resumed?.from === "checkpoint"
-          ? fromCheckpoint(resumed.state as AgentCheckpoint, resumed.log as ChatMessage[])
-          : await this.begin(input, context);
+          ? await fromCheckpoint(resumed.state as AgentCheckpoint, resumed.log as ChatMessage[], read)
+          : await this.begin(input, context, read);
     // The shell call an earlier attempt was running when it died: it runs again, and is told so.
     let rerun =
       resumed?.from === "checkpoint" && resumed.interrupted?.kind === "tool" ? resumed.interrupted : null;
@@ -132,7 +171,7 @@ export class AgentExecutor implements Executor {
           `the model gave no final answer within ${input.maxSteps} calls`,
         );
       }
-      const reply = await callModel(context, this.options.model, progress.messages, tools, (answer) =>
+      const reply = await callModel(context, this.options.model, conversation(progress), tools, (answer) =>
         checkpointOf(progress, assistantMessage(answer), {
           calls: progress.calls + 1,
           pending: answer.toolCalls,
@@ -142,28 +181,41 @@ export class AgentExecutor implements Executor {
       progress.messages.push(assistantMessage(reply));
       progress.logged = progress.messages.length;
       if (reply.toolCalls.length === 0) {
-        const output: AgentOutput = { answer: reply.content, messages: progress.messages };
+        const output: AgentOutput = { answer: reply.content, messages: conversation(progress) };
         return { output };
       }
       progress.pending = [...reply.toolCalls];
     }
   }
 
-  /** The conversation so far (the session's earlier turns), and this run's prompt. */
-  private async begin(input: AgentInput, context: ExecutionContext): Promise<AgentProgress> {
-    const previous = (await context.previousOutput()) as Partial<AgentOutput> | null;
-    const messages: ChatMessage[] = Array.isArray(previous?.messages) ? [...previous.messages] : [];
-    if (input.system && messages.length === 0) messages.push({ role: "system", content: input.system });
+  /**
+   * The conversation so far (the session's earlier turns, carried by reference from the run this
+   * one goes on from), and this run's prompt. The run's own messages begin with what closes the
+   * carried conversation when that run was cut short: written once, in this run's log.
+   */
+  private async begin(input: AgentInput, context: ExecutionContext, read: ReadRun): Promise<AgentProgress> {
+    const previous = await context.previousRun();
+    const carried = previous ? await conversationOf(previous, read) : [];
+    const end = previous && carried.length > 0 ? interruptedEnd(previous) : null;
+    const messages: ChatMessage[] = end ? closingOf(carried, end) : [];
+    if (input.system && carried.length === 0) messages.push({ role: "system", content: input.system });
     messages.push({ role: "user", content: input.prompt });
-    return { messages, calls: 0, pending: [], logged: 0 };
+    const from = previous && carried.length > 0 ? { runId: previous.id, messages: carried.length } : null;
+    return { carried, from, messages, calls: 0, pending: [], logged: 0 };
   }
 
   /** A parked agent's conversation, with the answer to the client tool it waited for. */
-  private async resumeParked(context: ExecutionContext): Promise<AgentProgress> {
+  private async resumeParked(context: ExecutionContext, read: ReadRun): Promise<AgentProgress> {
     const { state, toolResult } = context.resumed as Extract<ExecutionContext["resumed"], { from: "park" }>;
-    // A wait parked by an earlier version saved no `logged`: its checkpoints hold none of it.
-    const saved = state as Omit<AgentProgress, "logged"> & { logged?: number };
-    const progress: AgentProgress = { ...saved, logged: saved.logged ?? 0 };
+    const saved = state as ParkedAgent;
+    const progress: AgentProgress = {
+      carried: await carriedPart(saved.carried, read),
+      from: saved.carried ?? null,
+      messages: saved.messages,
+      calls: saved.calls,
+      pending: saved.pending,
+      logged: saved.logged ?? 0,
+    };
     const call = progress.pending[0]!;
     await this.clientToolAnswered(call, parseArguments(call) ?? {}, toolResult, context, progress);
     return progress;
@@ -212,7 +264,7 @@ export class AgentExecutor implements Executor {
       await context.fireHook("tool.before", { tool: name, toolCallId: call.id });
       await journal.event("tool.started", { tool: name, toolCallId: call.id, client: true, arguments: args });
       // The run waits in `waiting_tool` until the client posts the result (here, or after a park).
-      const result = await context.waitForTool(name, progress);
+      const result = await context.waitForTool(name, parkedOf(progress));
       await this.clientToolAnswered(call, args, result, context, progress);
       return;
     }
@@ -245,12 +297,30 @@ export class AgentExecutor implements Executor {
   }
 }
 
-/** The progress a checkpoint holds: the messages of its log, the calls made, the tool calls still to answer. */
-const fromCheckpoint = (state: AgentCheckpoint, log: ChatMessage[]): AgentProgress => ({
+/**
+ * The progress a checkpoint holds: the carried part it names, read from that run, the messages
+ * of its log, the calls made, the tool calls still to answer.
+ */
+const fromCheckpoint = async (
+  state: AgentCheckpoint,
+  log: ChatMessage[],
+  read: ReadRun,
+): Promise<AgentProgress> => ({
+  carried: await carriedPart(state.carried, read),
+  from: state.carried ?? null,
   messages: [...log],
   calls: state.calls,
   pending: [...state.pending],
   logged: log.length,
+});
+
+/** What a parked wait saves of the progress: all of it, the carried part by its reference. */
+const parkedOf = (progress: AgentProgress): ParkedAgent => ({
+  messages: progress.messages,
+  calls: progress.calls,
+  pending: progress.pending,
+  logged: progress.logged,
+  ...carriedRef(progress),
 });
 
 /** The calls and pending tool calls once the first pending one is answered. */
