@@ -26,6 +26,8 @@ export function run(change: Partial<Run> = {}): Run {
     recoveryState: null,
     waitingTool: null,
     forkedFrom: null,
+    ifBusy: "enqueue",
+    cancelledBy: null,
     metadata: {},
     ...change,
   };

@@ -48,7 +48,12 @@ function body(
   return {
     status: API_ERROR_STATUS[code],
     body: {
-      error: { code, message, ...(issues ? { issues } : {}), ...(typeof runId === "string" ? { runId } : {}) },
+      error: {
+        code,
+        message,
+        ...(issues ? { issues } : {}),
+        ...(typeof runId === "string" ? { runId } : {}),
+      },
     },
   };
 }

@@ -152,7 +152,7 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
       const { run: first } = await submit(s, "first", 20);
       await startedStep(s, "first.0");
       const submitted = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => submit(s, `i${i}`, 3, "interrupt").then((r) => r.run)),
+        Array.from({ length: 50 }, (_, i) => submit(s, `i${i}`, 3, "interrupt", 0.05).then((r) => r.run)),
       );
       const runs = await ended([first, ...submitted]);
       const last = runs.reduce((a, b) => (a.seq > b.seq ? a : b));

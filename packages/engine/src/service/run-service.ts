@@ -20,13 +20,7 @@ import type {
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
 import type { RunSignalBus, SessionQueue } from "@oah/coordination";
-import {
-  type ApiErrorCode,
-  batchRefusal,
-  type CommandsAvailability,
-  OahError,
-  type QueueEntry,
-} from "@oah/core";
+import { type ApiErrorCode, batchRefusal, type CommandsAvailability, OahError } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { CancelRequest, CreatedRun, RunReads, SubmissionStore } from "@oah/store";
 import type { Logger } from "../logger";
