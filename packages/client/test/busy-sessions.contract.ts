@@ -75,7 +75,9 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
       label: string,
       steps: number,
       ifBusy: IfBusy = "enqueue",
-    ) => d.oah.submit(s.sessionId, { workspaceId: s.workspaceId, ifBusy, ...markedSteps(label, steps) });
+      sleep?: number,
+    ) =>
+      d.oah.submit(s.sessionId, { workspaceId: s.workspaceId, ifBusy, ...markedSteps(label, steps, sleep) });
     const ended = (runs: readonly Run[]) =>
       waitFor(
         "the runs to end",
