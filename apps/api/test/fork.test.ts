@@ -167,6 +167,19 @@ describe("fork a run from a step", () => {
     expect(await forksOf(source.id)).toContain(fork.id);
   });
 
+  it("forked from its first step, sends the model the source's first call again, not a later run's conversation", async () => {
+    // Agent runs of the session have completed after the source (the forks above): the fork's
+    // turn is the source's, so it goes on from what the source went on from (nothing here).
+    const first = model.requests[0]!.body.messages;
+    model.reply({ content: "forked at the start" });
+    const fork = (await ci.fork(source.id, { fromStep: sourceSteps[0]!.id })).run;
+    expect(await ci.wait(fork.id)).toMatchObject({
+      status: "completed",
+      output: { answer: "forked at the start" },
+    });
+    expect(model.requests.at(-1)!.body.messages).toEqual(first);
+  });
+
   it("refuses an unknown run, an unknown step, a viewer and bad input, and makes nothing", async () => {
     const before = await sessionRuns();
     const forks = await forksOf(source.id);

@@ -114,7 +114,11 @@ function contextOf(
     fireHook: (event, detail) => host.hooks.fire(event, target, detail),
     runHookCommand: (name, command, timeoutMs, interrupt) =>
       host.hooks.command(name, command, timeoutMs, target, "script", {}, interrupt),
-    previousRun: () => host.store.previousRun(run.sessionId, run.seq, run.executor),
+    // A fork's turn is its source's: it goes on from what the source went on from, whatever ran since.
+    previousRun: async () => {
+      const source = run.forkedFrom ? await host.store.getRun(run.forkedFrom.runId) : null;
+      return host.store.previousRun(run.sessionId, source?.seq ?? run.seq, run.executor);
+    },
     carriedRun: (runId) => host.store.carriedRun(run.sessionId, runId),
     live: (type, data) => {
       // An aborted execution's text is no longer the run's (cancelled, or fenced out by a new owner).
