@@ -10,5 +10,10 @@ import { clientOf } from "./support";
  */
 busySessionsContract("oah-api and two oah-sandbox hosts (Redis + PostgreSQL)", async (env) => {
   const d = await startSplitDeployment({ sandboxes: 2, env });
-  return { oah: clientOf(d), env: d.env, dispose: () => d.dispose() };
+  return {
+    oah: clientOf(d),
+    env: d.env,
+    metrics: async () => (await fetch(`${d.api.url}/metrics`)).text(),
+    dispose: () => d.dispose(),
+  };
 });

@@ -7,6 +7,8 @@ export interface BusyDeployment {
   readonly oah: OahClient;
   /** The environment its processes share (OAH_DATA_DIR holds the workspaces and their marks). */
   readonly env: Record<string, string>;
+  /** The /metrics of the API process that took the submissions. */
+  metrics(): Promise<string>;
   dispose(): Promise<void>;
 }
 
@@ -97,6 +99,9 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
       await startedStep(s, "a.1");
       const { run: interrupting } = await submit(s, "c", 2, "interrupt");
       expect(interrupting.ifBusy).toBe("interrupt");
+      expect(await d.metrics()).toMatch(
+        /^oah_submissions_total\{policy="interrupt",outcome="stopped_others"\} 1$/m,
+      );
       const [a, b, c] = await ended([first, queued, interrupting]);
       expect([a!.status, b!.status, c!.status]).toEqual(["cancelled", "completed", "completed"]);
       expect(a).toMatchObject({
@@ -147,6 +152,10 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
       }
       await ended(made);
       expect((await d.oah.listRuns(s.sessionId)).items.map((r) => r.id)).toEqual([made[0]!.id]);
+      // Counted by policy and outcome (the only rejects of this deployment).
+      const metrics = await d.metrics();
+      expect(metrics).toMatch(/^oah_submissions_total\{policy="reject",outcome="session_busy"\} 49$/m);
+      expect(metrics).toMatch(/^oah_submissions_total\{policy="reject",outcome="queued"\} 1$/m);
     });
 
     it("interrupt: 50 submissions at once, never two executing together; each interrupted run ends interrupted, the last one completes", async () => {

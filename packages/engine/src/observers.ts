@@ -1,9 +1,12 @@
 import type { Run, RunSummary } from "@oah/contract";
-import type { StepKind } from "@oah/core";
+import type { IfBusy, StepKind } from "@oah/core";
 
 /** Observers of the engine's work (metrics, mostly); called synchronously, must not throw. */
 export interface EngineObservers {
-  runSubmitted?(event: { run: Run }): void;
+  /** A run was written; `stopped`: the session's runs its submission ended or asked to stop (ifBusy interrupt, replace). */
+  runSubmitted?(event: { run: Run; stopped: number }): void;
+  /** A busy session refused a submission (ifBusy reject: session_busy), nothing written. */
+  submissionRefused?(event: { ifBusy: IfBusy }): void;
   runStarted?(event: { run: Run; queueWaitMs: number }): void;
   runFinished?(event: { run: RunSummary; durationMs: number }): void;
   stepFinished?(event: {

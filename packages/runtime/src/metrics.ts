@@ -179,6 +179,12 @@ export function createMetrics({
     buckets: [0.005, 0.05, 0.5, 5, 60],
     registers: [registry],
   });
+  const submissions = new Counter({
+    name: "oah_submissions_total",
+    help: "Submissions by their busy-session policy (ifBusy) and what it did: queued, stopped_others (interrupted or replaced the session's runs), session_busy (refused)",
+    labelNames: ["policy", "outcome"],
+    registers: [registry],
+  });
   const stepsResumed = new Counter({
     name: "oah_steps_resumed_total",
     help: "Completed steps that attempts going on from a checkpoint did not execute again, by step kind",
@@ -206,7 +212,11 @@ export function createMetrics({
   return {
     registry,
     observers: {
-      runSubmitted: () => submitted.inc(),
+      runSubmitted: ({ run, stopped }) => {
+        submitted.inc();
+        submissions.inc({ policy: run.ifBusy, outcome: stopped > 0 ? "stopped_others" : "queued" });
+      },
+      submissionRefused: ({ ifBusy }) => submissions.inc({ policy: ifBusy, outcome: "session_busy" }),
       runStarted: ({ queueWaitMs }) => {
         started.inc();
         queueWait.observe(queueWaitMs / 1000);

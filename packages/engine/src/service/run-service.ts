@@ -20,7 +20,7 @@ import type {
 } from "@oah/contract";
 import { runExecutesCommands, sameSubmission } from "@oah/contract";
 import type { RunSignalBus, SessionQueue } from "@oah/coordination";
-import { type ApiErrorCode, batchRefusal, type CommandsAvailability, OahError } from "@oah/core";
+import { type ApiErrorCode, batchRefusal, type CommandsAvailability, type IfBusy, OahError } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
 import type { CancelRequest, CreatedRun, RunReads, SubmissionStore } from "@oah/store";
 import type { Logger } from "../logger";
@@ -36,7 +36,7 @@ export interface RunServiceOptions {
   queue: SessionQueue;
   signals: RunSignalBus;
   logger: Logger;
-  observers: Pick<EngineObservers, "runSubmitted">;
+  observers: Pick<EngineObservers, "runSubmitted" | "submissionRefused">;
   /** Whether this deployment runs commands: runs that would execute one are refused at submission if not. */
   commands: CommandsAvailability;
   runTimeoutMs: number;
@@ -69,7 +69,12 @@ export class RunService {
     const refused = this.refusal(input);
     if (refused) throw refused;
     const asked = this.newRun(input);
-    const { run, created, queueEntry, cancels } = await this.options.store.createRun(asked);
+    const { run, created, queueEntry, cancels } = await this.options.store
+      .createRun(asked)
+      .catch((error: unknown) => {
+        this.countRefused(asked.ifBusy, error);
+        throw error;
+      });
     if (!created && !sameSubmission(run, asked)) {
       throw new OahError(
         "idempotency_key_conflict",
@@ -109,6 +114,7 @@ export class RunService {
     for (const [i, outcome] of outcomes.entries()) {
       const { index } = accepted[i]!;
       if ("refused" in outcome) {
+        this.countRefused(accepted[i]!.asked.ifBusy, outcome.refused);
         items[index] = { error: { code: outcome.refused.code, message: outcome.refused.message } };
         continue;
       }
@@ -126,6 +132,12 @@ export class RunService {
     }
     await this.enqueueSubmitted(made);
     return { items: items as SubmitManyItem[] };
+  }
+
+  /** A submission its busy session refused, counted by its policy. */
+  private countRefused(ifBusy: IfBusy, error: unknown): void {
+    if (error instanceof OahError && error.code === "session_busy")
+      this.options.observers.submissionRefused?.({ ifBusy });
   }
 
   /** Why a submission is refused before anything is written, if it is. */
@@ -161,7 +173,11 @@ export class RunService {
    */
   private async enqueueSubmitted(made: readonly Submitted[]): Promise<void> {
     if (made.length === 0) return;
-    for (const { run } of made) this.options.observers.runSubmitted?.({ run });
+    for (const { run, cancels } of made)
+      this.options.observers.runSubmitted?.({
+        run,
+        stopped: cancels.filter((c) => c.kind === "cancelled" || c.kind === "requested").length,
+      });
     await this.tellCancels(made.flatMap((m) => m.cancels));
     try {
       await this.options.queue.enqueue(made.map((m) => m.queueEntry));
