@@ -1,5 +1,7 @@
 // @module-tag system
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Run } from "@oah/client";
 import {
   type FakeModel,
@@ -188,6 +190,51 @@ describe("a session's conversation across its agent runs", () => {
         `The previous turn was cut short: ${timedOutWhy} before it finished; 1 tool call(s) got no result.`,
       ],
       ["user", "And now?"],
+    ]);
+  });
+
+  it("an agent run interrupted after its second tool call by a submission with ifBusy interrupt: the next run's first call carries its conversation and what stopped it", async () => {
+    const t = await start();
+    // The second command waits for a file the test writes once the interrupt is in.
+    const gate = join(t.env.OAH_DATA_DIR!, ".openharness", "workspaces", "interrupted", "go");
+    model.reply(
+      shellCall("c1", "echo one"),
+      shellCall("c2", "while [ ! -f go ]; do sleep 0.05; done; echo two"),
+    );
+    const interrupted = (await turn(t, "interrupted", "Count to three.")).run;
+    await waitFor("the second command", async () => model.requests.length === 2);
+    const next = (
+      await t.oah.submit("interrupted", {
+        executor: "agent",
+        input: { prompt: "Stop; say hello instead.", system: SYSTEM, tools: { shell: true } },
+        workspaceId: "interrupted",
+        ifBusy: "interrupt",
+      })
+    ).run;
+    // The command in flight is a step: it ends before the run stops.
+    expect((await t.oah.get(interrupted.id)).status).toBe("running");
+    model.reply({ content: "hello" });
+    writeFileSync(gate, "");
+    const ended = await t.oah.wait(interrupted.id);
+    expect(ended).toMatchObject({
+      status: "cancelled",
+      errorCode: "interrupted",
+      cancelledBy: { runId: next.id, reason: "interrupted" },
+    });
+    const nextOut = await done(t, next);
+    expect(nextOut.answer).toBe("hello");
+    // The interrupted run made two model calls, never the third; the next run's first call
+    // carries both tool calls and their results, then the note of what cut the turn short.
+    expect(model.requests).toHaveLength(3);
+    expect(shape(model.requests[2]!.body.messages)).toEqual([
+      ["system", SYSTEM],
+      ["user", "Count to three."],
+      ["assistant", null],
+      ["tool", expect.stringContaining('"stdout":"one\\n"')],
+      ["assistant", null],
+      ["tool", expect.stringContaining('"stdout":"two\\n"')],
+      ["user", expect.stringContaining(`interrupted by ${next.id}`)],
+      ["user", "Stop; say hello instead."],
     ]);
   });
 });
