@@ -1,7 +1,6 @@
 // @module-tag unit
 
-import type { Run, ScriptInput, SubmitRunInput } from "@oah/contract";
-import type { IfBusy } from "@oah/core";
+import type { Run, ScriptInput } from "@oah/contract";
 import { type FakeModel, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "./manual-clock";
@@ -34,24 +33,6 @@ async function start(options: MemoryHostOptions = {}): Promise<MemoryHost> {
   return host;
 }
 
-/** A script run of these steps, submitted with this policy. */
-async function submit(
-  h: MemoryHost,
-  sessionId: string,
-  steps: ScriptInput["steps"],
-  ifBusy: IfBusy = "enqueue",
-) {
-  const submission = {
-    sessionId,
-    executor: "script",
-    input: { steps },
-    priority: "normal",
-    workspaceId: "default",
-    ifBusy,
-  };
-  return (await h.service.submit(submission as SubmitRunInput)).run;
-}
-
 /** A model call the test holds in flight until it calls the answer's `release`. */
 function heldReply(content: string) {
   let release!: () => void;
@@ -76,9 +57,9 @@ describe("a busy session's policies in the engine (docs/spec.md §5)", () => {
     const second = heldReply("two");
     model.reply({ content: "one" }, second.reply);
     const before = model.requests.length;
-    const first = await submit(h, "s-int", THREE_CALLS);
+    const first = await h.script("s-int", THREE_CALLS);
     await expect.poll(() => model.requests.length - before, POLL).toBe(2);
-    const next = await submit(h, "s-int", [{ type: "output", value: "next" }], "interrupt");
+    const next = await h.script("s-int", [{ type: "output", value: "next" }], { ifBusy: "interrupt" });
     // The interrupt has been heard (the in-process signal is delivered before submit answers),
     // and the model call in flight is not cut short: it is a step, and the grace has not passed.
     expect(await h.status(first)).toBe("running");
@@ -105,9 +86,9 @@ describe("a busy session's policies in the engine (docs/spec.md §5)", () => {
     const held = heldReply("never");
     model.reply(held.reply);
     const before = model.requests.length;
-    const first = await submit(h, "s-grace", THREE_CALLS);
+    const first = await h.script("s-grace", THREE_CALLS);
     await expect.poll(() => model.requests.length - before, POLL).toBe(1);
-    const next = await submit(h, "s-grace", [{ type: "output", value: "next" }], "interrupt");
+    const next = await h.script("s-grace", [{ type: "output", value: "next" }], { ifBusy: "interrupt" });
     await clock.advance(GRACE_MS - 1);
     expect(await h.status(first)).toBe("running");
     await clock.advance(1);
@@ -119,9 +100,9 @@ describe("a busy session's policies in the engine (docs/spec.md §5)", () => {
 
   it("interrupt stops a run waiting for a client's tool at once: the wait is between steps", async () => {
     const h = await start({ waitMode: "hold" });
-    const first = await submit(h, "s-wait", [{ type: "wait_tool", name: "approve" }]);
+    const first = await h.script("s-wait", [{ type: "wait_tool", name: "approve" }]);
     await expect.poll(() => h.status(first), POLL).toBe("waiting_tool");
-    const next = await submit(h, "s-wait", [{ type: "output", value: "next" }], "interrupt");
+    const next = await h.script("s-wait", [{ type: "output", value: "next" }], { ifBusy: "interrupt" });
     await expect.poll(() => h.statuses([first, next]), POLL).toEqual(["cancelled", "completed"]);
     expect(await h.store.getRun(first.id)).toMatchObject({ errorCode: "interrupted" });
   });
@@ -131,10 +112,10 @@ describe("a busy session's policies in the engine (docs/spec.md §5)", () => {
     const second = heldReply("two");
     model.reply({ content: "one" }, second.reply);
     const before = model.requests.length;
-    const first = await submit(h, "s-rep", THREE_CALLS);
-    const queued = await submit(h, "s-rep", [{ type: "output", value: "queued" }]);
+    const first = await h.script("s-rep", THREE_CALLS);
+    const queued = await h.script("s-rep", [{ type: "output", value: "queued" }]);
     await expect.poll(() => model.requests.length - before, POLL).toBe(2);
-    const replacing = await submit(h, "s-rep", [{ type: "output", value: "new" }], "replace");
+    const replacing = await h.script("s-rep", [{ type: "output", value: "new" }], { ifBusy: "replace" });
     expect(await h.store.getRun(queued.id)).toMatchObject({ status: "cancelled", errorCode: "replaced" });
     second.release();
     await expect.poll(() => h.statuses([first, replacing]), POLL).toEqual(["cancelled", "completed"]);
@@ -146,14 +127,16 @@ describe("a busy session's policies in the engine (docs/spec.md §5)", () => {
     const h = await start();
     const held = heldReply("one");
     model.reply(held.reply);
-    const first = await submit(h, "s-rej", [{ type: "model", prompt: "one" }]);
-    await expect(submit(h, "s-rej", [{ type: "output", value: 1 }], "reject")).rejects.toMatchObject({
+    const first = await h.script("s-rej", [{ type: "model", prompt: "one" }]);
+    await expect(
+      h.script("s-rej", [{ type: "output", value: 1 }], { ifBusy: "reject" }),
+    ).rejects.toMatchObject({
       code: "session_busy",
       details: { runId: first.id },
     });
     held.release();
     await expect.poll(() => h.status(first), POLL).toBe("completed");
-    const admitted = await submit(h, "s-rej", [{ type: "output", value: 2 }], "reject");
+    const admitted = await h.script("s-rej", [{ type: "output", value: 2 }], { ifBusy: "reject" });
     await expect.poll(() => h.status(admitted), POLL).toBe("completed");
     expect((await h.store.listSessionRuns("s-rej", { limit: 10 })).map((r) => r.id)).toEqual([
       first.id,

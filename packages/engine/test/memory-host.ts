@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonValue, Run, ScriptInput } from "@oah/contract";
 import { type Backend, type EventBus, localBackend } from "@oah/coordination";
-import { claimAheadPolicy, DEFAULT_POOL_SIZING, type RunStatus, type WaitMode } from "@oah/core";
+import { claimAheadPolicy, DEFAULT_POOL_SIZING, type IfBusy, type RunStatus, type WaitMode } from "@oah/core";
 import type { RunStore, StartResult } from "@oah/store";
 import { createMemoryStore } from "@oah/testing";
 import {
@@ -226,6 +226,23 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
         priority: "normal",
         workspaceId: "default",
         ifBusy: "enqueue",
+      });
+      return run;
+    },
+    /** A script run of these steps in the session, submitted with `ifBusy` (enqueue) and `timeoutMs` (the host's). */
+    async script(
+      sessionId: string,
+      steps: ScriptInput["steps"],
+      options: { ifBusy?: IfBusy; timeoutMs?: number } = {},
+    ) {
+      const { run } = await service.submit({
+        sessionId,
+        executor: "script",
+        input: { steps },
+        priority: "normal",
+        workspaceId: "default",
+        ifBusy: options.ifBusy ?? "enqueue",
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       });
       return run;
     },

@@ -1,6 +1,6 @@
 // @module-tag unit
 
-import type { Run, ScriptInput, SubmitRunInput } from "@oah/contract";
+import type { Run, ScriptInput } from "@oah/contract";
 import { type FakeModel, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PARKED_TIMEOUT_INTERVAL_MS } from "../src/maintenance/parked-timeouts";
@@ -22,20 +22,6 @@ async function parkingHost(options: MemoryHostOptions = {}): Promise<MemoryHost>
 }
 
 const parked = async (h: MemoryHost, run: Run) => (await h.store.getRun(run.id))?.metadata.parked === true;
-
-/** A script run of these steps in the session. */
-async function script(h: MemoryHost, sessionId: string, steps: ScriptInput["steps"], timeoutMs?: number) {
-  const submission = {
-    sessionId,
-    executor: "script",
-    input: { steps },
-    priority: "normal",
-    workspaceId: "default",
-    ifBusy: "enqueue",
-  };
-  return (await h.service.submit({ ...submission, ...(timeoutMs ? { timeoutMs } : {}) } as SubmitRunInput))
-    .run;
-}
 
 describe("parked waits (OAH_WAIT_MODE=park)", () => {
   it("a waiting run frees its slot: two slots serve ten waiting sessions and other work meanwhile", async () => {
@@ -123,7 +109,7 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
   it("ends a parked run past its deadline timed_out, and its session goes on", async () => {
     const clock = new ManualClock();
     const h = await parkingHost({ clock });
-    const run = await script(h, "park-deadline", [{ type: "wait_tool", name: GATE }], 300);
+    const run = await h.script("park-deadline", [{ type: "wait_tool", name: GATE }], { timeoutMs: 300 });
     const next = await h.submit("park-deadline", "next");
     await expect.poll(() => parked(h, run), POLL).toBe(true);
     // Past its deadline it waits for the next check of the parked runs' deadlines, a second after the start.
@@ -146,7 +132,7 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
       { type: "wait_tool", name: GATE },
       { type: "sleep", ms: 5_000 },
     ];
-    const run = await script(h, "park-deadline-resumed", steps, 1_500);
+    const run = await h.script("park-deadline-resumed", steps, { timeoutMs: 1_500 });
     await expect.poll(() => parked(h, run), POLL).toBe(true);
     const deadline = Date.parse((await h.store.getRun(run.id))!.startedAt!) + 1_500;
     await clock.advance(800);
@@ -162,7 +148,7 @@ describe("parked waits (OAH_WAIT_MODE=park)", () => {
 
   it("a script resumes where it parked, with what it had: its output and its earlier results", async () => {
     const h = await parkingHost();
-    const run = await script(h, "park-script", [
+    const run = await h.script("park-script", [
       { type: "output", value: "before" },
       { type: "wait_tool", name: "one" },
       { type: "wait_tool", name: "two" },
