@@ -50,6 +50,11 @@ describe("the OpenAPI document", () => {
       }),
     ]);
     expect(JSON.stringify(submit.requestBody)).toContain("idempotencyKey");
+    // The busy-session policies, with their default (docs/spec.md §5).
+    const ifBusy = JSON.stringify(submit.requestBody).match(
+      /"ifBusy":\{"default":"enqueue",[^}]*"enum":\[([^\]]*)\]/,
+    );
+    expect(ifBusy?.[1]).toContain('"enqueue","reject","interrupt","replace"');
     expect(JSON.stringify(submit.requestBody)).not.toContain('"sessionId"');
 
     const list = op("get", "/api/v1/storage/runs");
