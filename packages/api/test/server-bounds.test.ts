@@ -67,6 +67,19 @@ const answerOf = (probe: ReturnType<typeof open>) =>
 const isOpen = async (closed: Promise<void>) =>
   Promise.race([closed.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 200))]);
 
+describe("keep-alive", () => {
+  it("tells clients a shorter idle time than the one the server keeps a connection for", async () => {
+    const { server, port } = await startServer();
+    current = server;
+    const answer = await open(port, "/healthz").answered;
+    expect(answer.headers["keep-alive"]).toBe(`timeout=${SERVER_BOUNDS.keepAliveAnnouncedMs / 1000}`);
+    expect(server.keepAliveTimeout).toBe(SERVER_BOUNDS.keepAliveTimeoutMs);
+    expect(SERVER_BOUNDS.keepAliveTimeoutMs - SERVER_BOUNDS.keepAliveAnnouncedMs).toBeGreaterThanOrEqual(
+      5_000,
+    );
+  });
+});
+
 describe("the connection caps and event streams", () => {
   it("at the cap, the oldest stream gives way to a probe when no connection is idle", async () => {
     const { server, port } = await startServer();

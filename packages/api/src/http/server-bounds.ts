@@ -11,7 +11,14 @@ export interface ServerBounds {
   headersTimeoutMs: number;
   /** The whole request, body included. */
   requestTimeoutMs: number;
+  /** How long an idle connection is kept. */
   keepAliveTimeoutMs: number;
+  /**
+   * How long clients are told it is kept (`Keep-Alive: timeout=`): well under the time it is
+   * kept, so that a client whose timer runs late (a loaded machine) never sends a request on
+   * a connection the server is closing at that moment (the client sees "other side closed").
+   */
+  keepAliveAnnouncedMs: number;
   maxConnections: number;
   maxConnectionsPerAddress: number;
   /** Of a body left unread by a refusal (401, 413, …), how much is read and dropped before the connection is closed. */
@@ -21,7 +28,8 @@ export interface ServerBounds {
 export const SERVER_BOUNDS: ServerBounds = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 10_000,
+  keepAliveAnnouncedMs: 5_000,
   maxConnections: 4_000,
   maxConnectionsPerAddress: 500,
   maxDiscardBytes: 64 * 1024 * 1024,
@@ -84,7 +92,10 @@ export function boundServer(server: Server, bounds: ServerBounds = SERVER_BOUNDS
       if (mine.size === 0) byAddress.delete(address);
     });
   });
-  server.on("request", (req: IncomingMessage, res) => {
+  const announced = `timeout=${Math.floor(bounds.keepAliveAnnouncedMs / 1000)}`;
+  // Before the handlers, which may send their headers at once.
+  server.prependListener("request", (req: IncomingMessage, res) => {
+    res.setHeader("Keep-Alive", announced);
     busy.add(req.socket);
     res.once("close", () => {
       busy.delete(req.socket);
