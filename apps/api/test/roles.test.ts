@@ -36,6 +36,7 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "admin.runs": VIEWERS,
   "admin.overview": VIEWERS,
   "admin.deadLetters": VIEWERS,
+  "admin.modelUsage": VIEWERS,
   "admin.requeue": OPERATORS,
   "admin.requeueMany": OPERATORS,
   "admin.audit": VIEWERS,
@@ -89,6 +90,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "admin.requeueMany": { runIds: [runId] },
     "admin.audit": {},
     "admin.deadLetters": {},
+    "admin.modelUsage": {},
     // A dry run of a filter that matches nothing: an allowed call changes nothing either.
     "admin.bulkAction": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
     "admin.bulkActions": {},

@@ -11,6 +11,7 @@ import type {
   JamReport,
   ListAuditInput,
   ListBulkJobItemsInput,
+  ModelUsageHour,
   PoolOverview,
   RequeueAccepted,
   RequeueItem,
@@ -65,6 +66,8 @@ export interface OahAdminCalls {
   overview(): Promise<StorageOverview & { jams: JamCounts }>;
   /** Quarantined runs by reason × error code × workspace. */
   deadLetters(query?: { workspaceId?: string }): Promise<DeadLetters>;
+  /** The model calls and tokens of each hour, by workspace: the last 24 hours unless `from`/`to` (ISO times) say. */
+  usage(query?: { workspaceId?: string; from?: string; to?: string }): Promise<{ items: ModelUsageHour[] }>;
   /** Requeues up to 200 runs: each one's outcome, in the order asked (a refusal does not stop the others). */
   requeueMany(runIds: readonly string[], options?: RequeueOptions): Promise<RequeueItem[]>;
   /** What a bulk action would do to the runs the filter matches now, changing nothing. */
@@ -118,6 +121,7 @@ export function adminCalls(request: Request): OahAdminCalls {
     listStorageRuns: (query = {}) => request("GET", "/api/v1/storage/runs", { query }),
     overview: () => request("GET", "/api/v1/storage/overview"),
     deadLetters: (query = {}) => request("GET", "/api/v1/storage/dead-letters", { query }),
+    usage: (query = {}) => request("GET", "/api/v1/usage", { query }),
     requeueMany: async (runIds, options = {}) =>
       (
         await request<{ items: RequeueItem[] }>("POST", "/api/v1/runs/requeue", {

@@ -88,6 +88,13 @@ describe("the requests each call makes", () => {
       undefined,
     ],
     [
+      "usage of a workspace over a range",
+      (c) => c.usage({ workspaceId: "w", from: "2026-12-01T00:00:00Z", to: "2026-12-02T00:00:00Z" }),
+      "GET",
+      "/api/v1/usage?workspaceId=w&from=2026-12-01T00%3A00%3A00Z&to=2026-12-02T00%3A00%3A00Z",
+      undefined,
+    ],
+    [
       "requeueMany",
       (c) => c.requeueMany([RUN_ID], { requestedBy: "ops" }),
       "POST",

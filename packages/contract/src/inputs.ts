@@ -153,3 +153,19 @@ export const runEventsStreamInput = z.strictObject({ runId: runIdSchema, ...stre
 export type RunEventsStreamInput = z.infer<typeof runEventsStreamInput>;
 export const sessionEventsStreamInput = z.strictObject({ sessionId: sessionIdSchema, ...streamFrom });
 export type SessionEventsStreamInput = z.infer<typeof sessionEventsStreamInput>;
+
+/**
+ * The model usage asked for (`GET /api/v1/usage`, `runs.modelUsage`): the hours from `from` to
+ * `to` (ISO times; the last 24 hours by default, at most 31 days), of one workspace or all.
+ */
+export const modelUsageInput = z
+  .strictObject({
+    workspaceId: workspaceIdSchema.optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+  })
+  .refine((r) => !r.from || !r.to || Date.parse(r.from) < Date.parse(r.to), {
+    error: "from must be before to",
+    path: ["from"],
+  });
+export type ModelUsageInput = z.infer<typeof modelUsageInput>;

@@ -47,6 +47,16 @@ export interface Run {
   metadata: RunMetadata;
 }
 
+/** The model calls a workspace made in one hour, and the tokens they spent (docs/spec.md §4). */
+export interface ModelUsageHour {
+  workspaceId: string;
+  /** The hour's start. */
+  hour: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /**
  * One checkpoint of a run (docs/spec.md §7), as its page shows it: after which step (the last
  * step it covers; null before any), by which attempt, when. What it holds is not shown.

@@ -21,6 +21,11 @@ export interface MetricSources {
   jams?: () => Promise<JamCounts | null>;
   /** Whether this host runs commands of runs (null before its runtime is up). */
   commands?: () => CommandsAvailability | null;
+  /**
+   * The workspaces that get a label of their own in per-workspace counters (those the
+   * configuration names, and `default`); any other counts as `other`, so that labels stay few.
+   */
+  namedWorkspaces?: readonly string[];
 }
 
 /**
@@ -91,7 +96,10 @@ export function createMetrics({
   workload,
   jams,
   commands = () => null,
+  namedWorkspaces = ["default"],
 }: MetricSources): Metrics {
+  const named = new Set(namedWorkspaces);
+  const workspaceLabel = (workspaceId: string) => (named.has(workspaceId) ? workspaceId : "other");
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "oah_process_" });
   if (workload) workloadGauges(registry, workload);
@@ -185,6 +193,18 @@ export function createMetrics({
     labelNames: ["policy", "outcome"],
     registers: [registry],
   });
+  const modelCalls = new Counter({
+    name: "oah_model_calls_total",
+    help: "Model calls completed on this host, by the run's workspace (those configured; any other as other)",
+    labelNames: ["workspace"],
+    registers: [registry],
+  });
+  const modelTokens = new Counter({
+    name: "oah_model_tokens_total",
+    help: "Model tokens spent by calls completed on this host, by the run's workspace and kind (prompt, completion)",
+    labelNames: ["workspace", "kind"],
+    registers: [registry],
+  });
   const stepsResumed = new Counter({
     name: "oah_steps_resumed_total",
     help: "Completed steps that attempts going on from a checkpoint did not execute again, by step kind",
@@ -217,6 +237,15 @@ export function createMetrics({
         submissions.inc({ policy: run.ifBusy, outcome: stopped > 0 ? "stopped_others" : "queued" });
       },
       submissionRefused: ({ ifBusy }) => submissions.inc({ policy: ifBusy, outcome: "session_busy" }),
+      stepFinished: ({ run, kind, status, output }) => {
+        if (kind !== "model" || status !== "completed") return;
+        const workspace = workspaceLabel(run.workspaceId);
+        const usage = (output as { usage?: { promptTokens?: number; completionTokens?: number } | null })
+          ?.usage;
+        modelCalls.inc({ workspace });
+        modelTokens.inc({ workspace, kind: "prompt" }, usage?.promptTokens ?? 0);
+        modelTokens.inc({ workspace, kind: "completion" }, usage?.completionTokens ?? 0);
+      },
       runStarted: ({ queueWaitMs }) => {
         started.inc();
         queueWait.observe(queueWaitMs / 1000);

@@ -47,6 +47,11 @@ export async function runHost(spec: HostSpec): Promise<void> {
     slots: () => runtime?.engine.lifecycle.slots() ?? [],
     openStreams: () => runtime?.engine.streams.openStreams ?? 0,
     commands: () => runtime?.commands ?? null,
+    namedWorkspaces: [
+      "default",
+      ...Object.keys(config.fairShare.weights),
+      ...Object.keys(config.fairShare.caps),
+    ],
     ...(spec.role === "sandbox"
       ? {}
       : {

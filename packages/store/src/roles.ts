@@ -21,6 +21,7 @@ import { findStaleRuns } from "./ops/find-stale-runs";
 import { forkRun } from "./ops/fork-run";
 import { heartbeat } from "./ops/heartbeat";
 import { listRuns } from "./ops/list-runs";
+import { modelUsage } from "./ops/model-usage";
 import { overview } from "./ops/overview";
 import { expireParkedRuns, parkRun, resumeRun } from "./ops/parked-runs";
 import {
@@ -52,6 +53,7 @@ export type { StepEnd, StepStart } from "./ops/events-and-steps";
 export type { StaleRunQuery } from "./ops/find-stale-runs";
 export type { NewFork } from "./ops/fork-run";
 export type { HeartbeatResult } from "./ops/heartbeat";
+export type { ModelCallUsage } from "./ops/model-usage";
 export type { Park, ParkResult } from "./ops/parked-runs";
 export type { LockedStaleRun, RecoveredRun, RecoveryRequest } from "./ops/recover-run";
 export type { ManualRequeueOutcome, ManualRequeueRequest } from "./ops/requeue-runs";
@@ -119,6 +121,7 @@ const READS = {
   overview,
   deadLetters,
   activeByWorkspace,
+  modelUsage,
 } satisfies Ops;
 export type RunReads = Role<typeof READS>;
 

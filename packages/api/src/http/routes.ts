@@ -167,6 +167,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "GET",
+    path: "/api/v1/usage",
+    status: 200,
+    call: (c, r) => c.admin.modelUsage(r.query as never),
+  },
+  {
+    method: "GET",
     path: "/api/v1/pool",
     status: 200,
     call: (c) => c.admin.pool(),

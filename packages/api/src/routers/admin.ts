@@ -2,6 +2,7 @@ import {
   deadLettersInput,
   listAuditInput,
   listStorageRunsInput,
+  modelUsageInput,
   requeueManyInput,
   requeueRunInput,
 } from "@oah/contract";
@@ -61,6 +62,12 @@ export const adminRouter = router({
     .meta({ ability: "view" })
     .input(listAuditInput)
     .query(({ ctx, input }) => ctx.audit.list(input)),
+
+  /** The model calls and tokens of each hour, by workspace (docs/spec.md §4). */
+  modelUsage: procedure
+    .meta({ ability: "view" })
+    .input(modelUsageInput)
+    .query(({ ctx, input }) => ctx.service.modelUsage(input)),
 
   pool: procedure.meta({ ability: "view" }).query(({ ctx }) => ctx.fleet.poolOverview()),
 

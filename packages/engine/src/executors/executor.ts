@@ -1,6 +1,6 @@
 import type { Run } from "@oah/contract";
 import type { LiveEventType, OnInterrupt, RunEventType, StepKind } from "@oah/core";
-import type { CarriedRun, Checkpoint, InterruptedStep } from "@oah/store";
+import type { CarriedRun, Checkpoint, InterruptedStep, ModelCallUsage } from "@oah/store";
 
 export type { CarriedRun, Checkpoint, InterruptedStep };
 
@@ -17,7 +17,14 @@ export interface RunJournal {
    */
   finishStep(
     stepId: number,
-    end: { status: "completed" | "failed"; output?: unknown; errorCode?: string; errorMessage?: string },
+    end: {
+      status: "completed" | "failed";
+      output?: unknown;
+      errorCode?: string;
+      errorMessage?: string;
+      /** A model call's tokens, counted to the run's workspace (docs/spec.md §4). */
+      usage?: ModelCallUsage;
+    },
     checkpoint?: Checkpoint,
   ): Promise<boolean>;
   /** A checkpoint on its own: after a step that has no row of its own (a sleep, an output), or at a wait. */

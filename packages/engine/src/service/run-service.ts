@@ -3,6 +3,8 @@ import type {
   DeadLetters,
   DeadLettersInput,
   ListStorageRunsInput,
+  ModelUsageHour,
+  ModelUsageInput,
   RequeueAccepted,
   RequeueItem,
   Run,
@@ -27,6 +29,10 @@ import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import { deliverToolResult, parkedRunsEnded } from "../tool-wait";
 import { listStorageRuns } from "./storage-runs";
+
+const DAY_MS = 86_400_000;
+const USAGE_DEFAULT_MS = DAY_MS;
+const USAGE_MAX_MS = 31 * DAY_MS;
 
 /** A run a submission made, as the queue and the runs it ended are told of it. */
 type Submitted = Pick<CreatedRun, "run" | "queueEntry" | "cancels">;
@@ -211,6 +217,21 @@ export class RunService {
         );
       }
     }
+  }
+
+  /**
+   * The model calls and tokens of each hour, by workspace (docs/spec.md §4): the last 24 hours
+   * unless the input says which, 31 days at most.
+   */
+  async modelUsage(input: ModelUsageInput): Promise<{ items: ModelUsageHour[] }> {
+    const to = input.to ? Date.parse(input.to) : Date.now();
+    const from = input.from ? Date.parse(input.from) : to - USAGE_DEFAULT_MS;
+    if (to - from > USAGE_MAX_MS)
+      throw new OahError("invalid_request", "a usage range covers 31 days at most: narrow from and to");
+    const workspaceIds = input.workspaceId ? [input.workspaceId] : undefined;
+    return {
+      items: await this.options.store.modelUsage({ from, to, ...(workspaceIds ? { workspaceIds } : {}) }),
+    };
   }
 
   async getRun(runId: string): Promise<Run> {

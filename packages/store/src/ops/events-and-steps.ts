@@ -4,6 +4,7 @@ import { ACTIVE } from "../sql-fragments";
 import { type Checkpoint, insertCheckpoint } from "./checkpoints";
 import type { Claim } from "./claim";
 import type { OpContext } from "./context";
+import { countModelCall, type ModelCallUsage } from "./model-usage";
 
 export interface StepStart {
   kind: StepKind;
@@ -18,6 +19,8 @@ export interface StepEnd {
   output?: unknown;
   errorCode?: string | null;
   errorMessage?: string | null;
+  /** A model call's: what it spent, counted to its run's workspace for the hour it ended. */
+  usage?: ModelCallUsage;
 }
 
 /** The fence every execution write passes: the run is still active and still this claim's. */
@@ -85,14 +88,23 @@ export async function finishStep(
       output = ${db.json(end.output)}, error_code = ${end.errorCode ?? null},
       error_message = ${end.errorMessage ?? null}
     WHERE id = ${stepId} AND run_id = ${claim.runId} AND ${owns(claim)}`;
-  if (!checkpoint) return (await db.run(ending)) === 1;
+  const { usage } = end;
+  if (!checkpoint && !usage) return (await db.run(ending)) === 1;
   if (db.dialect === "postgres") {
-    const saved = insertCheckpoint(db, claim, sql`ended.id`, checkpoint, at, sql`FROM ended`);
-    return (await db.run(sql`WITH ended AS (${ending} RETURNING id) ${saved}`)) === 1;
+    // One statement: the end, then what comes with it, written only if the end was.
+    const counted = usage
+      ? sql`, counted AS (${countModelCall(db, claim, usage, at, sql`FROM ended`)})`
+      : sql``;
+    const saved = checkpoint
+      ? sql`${insertCheckpoint(db, claim, sql`ended.id`, checkpoint, at, sql`FROM ended`)} RETURNING 1`
+      : sql`SELECT 1 FROM ended`;
+    return (await db.all(sql`WITH ended AS (${ending} RETURNING id)${counted} ${saved}`)).length === 1;
   }
   return db.transaction(async (tx) => {
     if ((await tx.run(ending)) !== 1) return false;
-    await tx.run(insertCheckpoint(tx, claim, sql`${stepId}`, checkpoint, at, sql``));
+    // SQLite reads ON CONFLICT after a bare SELECT as a join's ON: the WHERE ends the SELECT.
+    if (usage) await tx.run(countModelCall(tx, claim, usage, at, sql`WHERE true`));
+    if (checkpoint) await tx.run(insertCheckpoint(tx, claim, sql`${stepId}`, checkpoint, at, sql``));
     return true;
   });
 }

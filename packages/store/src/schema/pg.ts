@@ -278,3 +278,20 @@ export const bulkJobItems = pgTable(
     index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );
+
+/**
+ * The model tokens each workspace spent, by the hour its calls ended (docs/spec.md §4): added to
+ * with each model step's end, in its statement.
+ */
+export const modelUsage = pgTable(
+  "model_usage",
+  {
+    workspaceId: text("workspace_id").notNull(),
+    /** The hour's start, in ms since the epoch. */
+    hour: ms("hour").notNull(),
+    calls: integer("calls").notNull(),
+    promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull(),
+    completionTokens: bigint("completion_tokens", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.hour] })],
+);

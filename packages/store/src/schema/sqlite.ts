@@ -222,3 +222,15 @@ export const bulkJobItems = sqliteTable(
     index("bulk_job_items_outcome_idx").on(t.jobId, t.outcome, t.position),
   ],
 );
+
+export const modelUsage = sqliteTable(
+  "model_usage",
+  {
+    workspaceId: text("workspace_id").notNull(),
+    hour: integer("hour").notNull(),
+    calls: integer("calls").notNull(),
+    promptTokens: integer("prompt_tokens").notNull(),
+    completionTokens: integer("completion_tokens").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.hour] })],
+);

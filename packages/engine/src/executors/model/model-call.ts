@@ -42,6 +42,8 @@ export async function callModel(
             usage,
             finishReason: reply.finishReason,
           },
+          // Counted to the run's workspace, reported or not: a call is a call.
+          usage: { promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0 },
         },
         checkpointOf?.(reply),
       );

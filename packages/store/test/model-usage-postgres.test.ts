@@ -1,0 +1,5 @@
+// @module-tag system
+
+import { modelUsageContract } from "./model-usage.contract";
+
+modelUsageContract(["postgres"]);
