@@ -14,8 +14,8 @@ import {
  */
 const twoSteps = {
   steps: [
-    { type: "shell", command: "echo working; sleep 8" },
-    { type: "output", value: "never" },
+    { type: "shell" as const, command: "echo working; sleep 8" },
+    { type: "output" as const, value: "never" },
   ],
 };
 
