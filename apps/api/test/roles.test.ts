@@ -28,6 +28,7 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "runs.onEvents": READERS,
   "runs.steps": READERS,
   "runs.cancel": ["submitter", "operator", "admin"],
+  "runs.interrupt": ["submitter", "operator", "admin"],
   "runs.submitToolResult": SUBMITTERS,
   "runs.fork": ["submitter", "operator", "admin"],
   "runs.checkpoints": READERS,
@@ -79,6 +80,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "runs.onEvents": { runId },
     "runs.steps": { runId },
     "runs.cancel": { runId: "run_00000000000000000000000000" },
+    "runs.interrupt": { runId: "run_00000000000000000000000000" },
     "runs.submitToolResult": { runId: "run_00000000000000000000000000", name: "approve", output: 1 },
     // No such step: an allowed fork is refused 404 and makes no run.
     "runs.fork": { runId, fromStep: 999_999 },

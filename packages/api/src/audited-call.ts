@@ -20,6 +20,7 @@ const AUDITED_FIELDS: Record<AuditAction, readonly string[]> = {
   "run.requeue": ["runId", "requestedBy", "includeCancelled", "fromStart"],
   "run.requeue_many": ["runIds", "requestedBy", "includeCancelled", "fromStart"],
   "run.cancel": ["runId"],
+  "run.interrupt": ["runId"],
   "run.tool_result": ["runId", "name"],
   "run.fork": ["runId", "fromStep"],
   "bulk.dry_run": ["action", "filter", "requestedBy", "includeCancelled", "fromStart"],

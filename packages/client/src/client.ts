@@ -79,6 +79,11 @@ export interface OahClient extends OahAdminCalls {
    */
   fork(runId: string, options: { fromStep: number }): Promise<SubmitRunResult>;
   cancel(runId: string): Promise<CancelResult>;
+  /**
+   * Stops the run at its next step boundary, as a later submission's `ifBusy: "interrupt"` does
+   * (a queued or parked one at once): it ends `cancelled` with error `interrupted`.
+   */
+  interrupt(runId: string): Promise<CancelResult>;
   /** The result of the tool the run waits for (`waitingTool`). */
   submitToolResult(runId: string, name: string, output: JsonValue): Promise<ToolResultAccepted>;
   /** Reads the run until its status is one of `until`, and resolves with it. */
@@ -124,6 +129,7 @@ export function createClient(options: ClientOptions): OahClient {
     fork: (runId, { fromStep }) =>
       request<SubmitRunResult>("POST", `/api/v1/runs/${seg(runId)}/fork`, { body: { fromStep } }),
     cancel: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/cancel`),
+    interrupt: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/interrupt`),
     submitToolResult: (runId, name, output) =>
       request<ToolResultAccepted>("POST", `/api/v1/runs/${seg(runId)}/tool-results`, {
         body: { name, output },

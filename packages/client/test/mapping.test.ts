@@ -42,6 +42,7 @@ describe("the requests each call makes", () => {
     ],
     ["steps", (c) => c.steps(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}/steps`, undefined],
     ["cancel", (c) => c.cancel(RUN_ID), "POST", `/api/v1/runs/${RUN_ID}/cancel`, {}],
+    ["interrupt", (c) => c.interrupt(RUN_ID), "POST", `/api/v1/runs/${RUN_ID}/interrupt`, {}],
     ["checkpoints", (c) => c.checkpoints(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}/checkpoints`, undefined],
     ["fork", (c) => c.fork(RUN_ID, { fromStep: 7 }), "POST", `/api/v1/runs/${RUN_ID}/fork`, { fromStep: 7 }],
     [

@@ -42,8 +42,11 @@ export interface Run {
   forkedFrom: { runId: string; stepId: number } | null;
   /** What its submission did were its session busy (docs/spec.md §5). */
   ifBusy: IfBusy;
-  /** Cancelled, or asked to stop, for a later submission to its session: that run, and how. */
-  cancelledBy: { runId: string; reason: BusyCancelReason } | null;
+  /**
+   * Cancelled, or asked to stop at its next step boundary, for a later submission to its session
+   * (that run, and how) or by an operator's interrupt (`runId` null, `interrupted`).
+   */
+  cancelledBy: { runId: string | null; reason: BusyCancelReason } | null;
   metadata: RunMetadata;
 }
 

@@ -1,4 +1,4 @@
-import { JAM_KINDS, type JamKind, type RunPriority, type RunStatus } from "@oah/core";
+import { type IfBusy, JAM_KINDS, type JamKind, type RunPriority, type RunStatus } from "@oah/core";
 import { z } from "zod";
 import { sessionIdSchema } from "./ids";
 import { wholeNumber } from "./json";
@@ -36,6 +36,8 @@ export interface InspectedRun {
   parked: boolean;
   /** The queue holds it (a queued run it does not hold is in a claim's hands, or lost). */
   inQueue: boolean;
+  /** What its submission did were the session busy (docs/spec.md §5). */
+  ifBusy: IfBusy;
 }
 
 /** Who holds the session's lock: the run executing under its token, its worker and host (null: no run does). */

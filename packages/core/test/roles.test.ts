@@ -29,7 +29,7 @@ describe("roles", () => {
 
 describe("the audited actions a token may make a minute", () => {
   // A run's own client (its cancel, its tool results, its forks) makes as many as its runs need.
-  const UNLIMITED = ["run.cancel", "run.tool_result", "run.fork"];
+  const UNLIMITED = ["run.cancel", "run.interrupt", "run.tool_result", "run.fork"];
 
   it.each(AUDIT_ACTIONS.map((action) => [action, !UNLIMITED.includes(action)] as const))(
     "%s: limited %s",

@@ -126,8 +126,9 @@ export function decodeRunSummary(row: Omit<RunRow, "input" | "output">, db: Json
     forkedFrom:
       row.forked_from === null ? null : { runId: row.forked_from, stepId: Number(row.forked_from_step) },
     ifBusy: (row.if_busy ?? "enqueue") as IfBusy,
+    // A cause without a run is an operator's interrupt.
     cancelledBy:
-      row.cancelled_by === null
+      row.cancel_reason === null
         ? null
         : { runId: row.cancelled_by, reason: row.cancel_reason as BusyCancelReason },
     // `parked` is shown from its column, the one truth of it, and never stored in the metadata.

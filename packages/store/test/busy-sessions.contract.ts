@@ -147,6 +147,54 @@ export function busySessionsContract(kinds: readonly InProcessStoreKind[]): void
       expect(await store.getRun(executing.id)).toMatchObject({ cancelledBy: null, errorCode: null });
     });
 
+    it("an operator's interrupt: the executing run is asked to stop at its boundary and ends interrupted by no run; a queued one ends at once", async () => {
+      const s = session();
+      const { executing, queued, claim } = await executingAndQueued(s);
+      const operator = { reason: "interrupted", by: null } as const;
+      expect(await store.requestCancel(executing.id, operator)).toMatchObject({
+        kind: "requested",
+        run: { status: "running", cancelledBy: { runId: null, reason: "interrupted" } },
+      });
+      expect(await store.heartbeat([claim])).toMatchObject({
+        cancelRequested: [],
+        interruptRequested: [executing.id],
+      });
+      await store.finishRun(claim, { status: "cancelled" });
+      expect(await store.getRun(executing.id)).toMatchObject({
+        status: "cancelled",
+        errorCode: "interrupted",
+        errorMessage: "interrupted by an operator",
+        cancelledBy: { runId: null, reason: "interrupted" },
+      });
+      expect(await store.requestCancel(queued.id, operator)).toMatchObject({
+        kind: "cancelled",
+        run: { status: "cancelled", errorCode: "interrupted", errorMessage: "interrupted by an operator" },
+      });
+      const events = await store.listRunEvents(queued.id, { limit: 10 });
+      expect(events.at(-1)).toMatchObject({
+        type: "run.cancelled",
+        data: { errorCode: "interrupted", by: null },
+      });
+    });
+
+    it("recovery ending an operator's interrupted stale run names the operator", async () => {
+      const s = session();
+      const { executing } = await executingAndQueued(s);
+      await store.requestCancel(executing.id, { reason: "interrupted", by: null });
+      clock += 60_000;
+      await store.recoverRun({
+        runId: executing.id,
+        decide: () => ({ action: "cancel" }),
+        context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+        lastSeenBefore: clock,
+      });
+      expect(await store.getRun(executing.id)).toMatchObject({
+        status: "cancelled",
+        errorCode: "interrupted",
+        errorMessage: "interrupted by an operator",
+      });
+    });
+
     it("recovery cancelling an interrupted stale run ends it interrupted; a requeue forgets who interrupted it", async () => {
       const s = session();
       const { executing } = await executingAndQueued(s);

@@ -124,6 +124,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "POST",
+    path: "/api/v1/runs/:runId/interrupt",
+    status: 202,
+    call: (c, r) => c.runs.interrupt({ ...objectBody(r.body), runId: r.params.runId! }),
+  },
+  {
+    method: "POST",
     path: "/api/v1/runs/:runId/tool-results",
     status: 202,
     call: (c, r) => c.runs.submitToolResult({ ...objectBody(r.body), runId: r.params.runId! } as never),

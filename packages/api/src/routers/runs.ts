@@ -78,6 +78,12 @@ export const runsRouter = router({
     .input(runRefInput)
     .mutation(({ ctx, input }) => ctx.service.cancel(input.runId)),
 
+  /** Stops the run at its next step boundary, as a later submission's interrupt does, for no run. */
+  interrupt: procedure
+    .meta({ ability: "cancel", audit: "run.interrupt" })
+    .input(runRefInput)
+    .mutation(({ ctx, input }) => ctx.service.interrupt(input.runId)),
+
   submitToolResult: procedure
     .meta({ ability: "submit", audit: "run.tool_result" })
     .input(submitToolResultInput)

@@ -285,6 +285,17 @@ export class RunService {
     return { runId, status: request.run.status };
   }
 
+  /**
+   * An operator's interrupt (docs/spec.md §5): as a later submission's, with no run of its own. A
+   * queued or parked run ends at once; an executing one stops at its next step boundary.
+   */
+  async interrupt(runId: string): Promise<CancelResult> {
+    const request = await this.options.store.requestCancel(runId, { reason: "interrupted", by: null });
+    if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
+    await this.tellCancels([request]);
+    return { runId, status: request.run.status };
+  }
+
   /** A client's result for a run in `waiting_tool` (see tool-wait.ts). */
   submitToolResult(runId: string, name: string, output: unknown): Promise<ToolResultAccepted> {
     return deliverToolResult(this.options, runId, name, output);

@@ -95,4 +95,5 @@ const inspected = (run: Run, inQueue: boolean): InspectedRun => ({
   endedAt: run.endedAt,
   parked: (run.metadata as { parked?: unknown } | null)?.parked === true,
   inQueue,
+  ifBusy: run.ifBusy,
 });

@@ -16,11 +16,17 @@ export type CancelRequest =
 
 /**
  * A queued or parked run is cancelled at once; an executing one is asked to stop (its execution
- * ends it).
+ * ends it): at once, or with a `cause` (an operator's interrupt) at its next step boundary.
  */
-export async function requestCancel(ctx: OpContext, runId: string): Promise<CancelRequest> {
+export async function requestCancel(
+  ctx: OpContext,
+  runId: string,
+  cause?: CancelCause,
+): Promise<CancelRequest> {
   const now = ctx.now();
-  const request = await ctx.db.transaction(async (tx) => (await requestCancelsIn(tx, [runId], now))[0]!);
+  const request = await ctx.db.transaction(
+    async (tx) => (await requestCancelsIn(tx, [runId], now, cause))[0]!,
+  );
   ctx.wrote(cancelledSessions([request]));
   return request;
 }
@@ -29,17 +35,26 @@ export async function requestCancel(ctx: OpContext, runId: string): Promise<Canc
 export const cancelledSessions = (requests: readonly CancelRequest[]): string[] =>
   requests.flatMap((r) => (r.kind === "cancelled" || r.kind === "requested" ? [r.run.sessionId] : []));
 
-/** A cancel for a later submission to the run's session (docs/spec.md §5): why, and which run. */
+/**
+ * A cancel that stops a run at its next step boundary (docs/spec.md §5): why, and for which later
+ * submission to the run's session (null: an operator's interrupt, for no run).
+ */
 export interface CancelCause {
   reason: BusyCancelReason;
-  by: string;
+  by: string | null;
 }
 
-/** The error message of a run a later submission ended: "interrupted by run_…", "replaced by run_…". */
-export const causeMessage = ({ reason, by }: CancelCause): string => `${reason} by ${by}`;
+/** Who a cause names in its message when no run asked for it. */
+const OPERATOR = "an operator";
+
+/**
+ * The error message of a run a cause ended: "interrupted by run_…", "replaced by run_…",
+ * "interrupted by an operator".
+ */
+export const causeMessage = ({ reason, by }: CancelCause): string => `${reason} by ${by ?? OPERATOR}`;
 
 /** causeMessage of a run's own columns, for the writes that end it in SQL (its execution's end, recovery's). */
-export const causeMessageOfRow = sql`runs.cancel_reason || ' by ' || runs.cancelled_by`;
+export const causeMessageOfRow = sql`runs.cancel_reason || ' by ' || COALESCE(runs.cancelled_by, ${sql.raw(`'${OPERATOR}'`)})`;
 
 /**
  * Runs' cancels in the caller's transaction, in a few statements however many: one run's (the

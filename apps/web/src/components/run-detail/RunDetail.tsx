@@ -69,7 +69,12 @@ export function RunDetail({ runId }: { runId: string }) {
       ) : null}
 
       <div className="detail-grid detail-main">
-        <RunSummary run={r} forks={forksOfRun} moreForks={forks.data?.nextCursor != null} />
+        <RunSummary
+          run={r}
+          events={eventsPage?.items}
+          forks={forksOfRun}
+          moreForks={forks.data?.nextCursor != null}
+        />
         <section className="panel" aria-labelledby="recovery-title">
           <h2 id="recovery-title">Recovery</h2>
           <RecoveryFacts run={r} />

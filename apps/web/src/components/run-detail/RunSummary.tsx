@@ -1,16 +1,20 @@
-import type { Run, RunSummary as RunListItem } from "@oah/contract";
+import type { Run, RunEvent, RunSummary as RunListItem } from "@oah/contract";
 import { duration } from "@/lib/format";
 import { Code } from "../Badges";
 import { RunId } from "../RunId";
+import { RunBusy } from "./RunBusy";
 import { RunLineage } from "./RunLineage";
 import { RunTimeline } from "./RunTimeline";
 
 export function RunSummary({
   run,
+  events,
   forks,
   moreForks,
 }: {
   run: Run;
+  /** Its events, from which its submission's `run.queued` tells what that submission ended. */
+  events: RunEvent[] | undefined;
   forks: RunListItem[] | undefined;
   moreForks: boolean;
 }) {
@@ -55,6 +59,7 @@ export function RunSummary({
           <dd>{run.parentRunId ? <RunId id={run.parentRunId} /> : "—"}</dd>
         </div>
         <RunLineage run={run} forks={forks} more={moreForks} />
+        <RunBusy run={run} events={events} />
         {run.waitingTool ? (
           <div>
             <dt>waiting for tool</dt>

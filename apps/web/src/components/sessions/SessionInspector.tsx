@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useMay } from "@/lib/actor";
+import { executingRun, IF_BUSY_TEXT, interruptNotice } from "@/lib/busy/policy";
 import { REFRESH_MS } from "@/lib/constants";
 import { ago, duration } from "@/lib/format";
 import { failureNotice, type Notice, noticeClass } from "@/lib/notice";
@@ -105,15 +106,60 @@ function CancelQueued({ sessionId, onDone }: { sessionId: string; onDone: (notic
   );
 }
 
+/**
+ * An operator's interrupt of the run executing (docs/api.md): it stops at its next step boundary,
+ * as a later submission's interrupt would stop it.
+ */
+function InterruptRunning({ runId, onDone }: { runId: string; onDone: (notice: Notice) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const interrupt = useMutation(
+    trpc.runs.interrupt.mutationOptions({
+      onSuccess: (result) => onDone(interruptNotice(result)),
+      onError: (error) => onDone(failureNotice("Interrupt refused", errorFacts(error))),
+      onSettled: () => {
+        setConfirming(false);
+        return queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
+      },
+    }),
+  );
+  return (
+    <div className="filter-bar">
+      <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)}>
+        Interrupt the running run
+      </button>
+      <ConfirmDialog
+        open={confirming}
+        title="Interrupt the running run?"
+        confirmLabel="Interrupt it"
+        dismissLabel="Let it run"
+        danger
+        busy={interrupt.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => interrupt.mutate({ runId })}
+      >
+        <p>
+          <span className="mono">{runId}</span> finishes the step it is in, then ends <code>cancelled</code>{" "}
+          with <code>interrupted</code>, &ldquo;interrupted by an operator&rdquo;. The session then goes on
+          with its next run.
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}
+
 /** One session as the queue and the store hold it (docs/spec.md §9): its runs, its lock, its place in line. */
 export function SessionInspector({ sessionId }: { sessionId: string }) {
   const trpc = useTRPC();
   const mayOperate = useMay("operate");
+  const mayCancel = useMay("cancel");
   const [notice, setNotice] = useState<Notice>(null);
   const inspection = useQuery(
     trpc.admin.inspectSession.queryOptions({ sessionId }, { refetchInterval: REFRESH_MS }),
   );
   const s = inspection.data;
+  const executing = s ? executingRun(s.runs) : null;
   return (
     <section className="panel" aria-labelledby="session-title">
       <p className="crumbs">
@@ -153,6 +199,7 @@ export function SessionInspector({ sessionId }: { sessionId: string }) {
           )}
           <h2>Runs</h2>
           {mayOperate ? <CancelQueued sessionId={sessionId} onDone={setNotice} /> : null}
+          {mayCancel && executing ? <InterruptRunning runId={executing.id} onDone={setNotice} /> : null}
           <div className="table-wrap">
             <table className="dense-table" aria-label="Runs of the session">
               <thead>
@@ -161,6 +208,7 @@ export function SessionInspector({ sessionId }: { sessionId: string }) {
                   <th>Run</th>
                   <th>Status</th>
                   <th>In queue</th>
+                  <th>If busy</th>
                   <th>Worker</th>
                   <th>Created</th>
                 </tr>
@@ -179,6 +227,9 @@ export function SessionInspector({ sessionId }: { sessionId: string }) {
                       <StatusBadge status={run.status} /> <ParkedBadge parked={run.parked} />
                     </td>
                     <td>{run.inQueue ? "yes" : <span className="muted">no</span>}</td>
+                    <td data-if-busy={run.ifBusy} title={IF_BUSY_TEXT[run.ifBusy]}>
+                      {run.ifBusy === "enqueue" ? <span className="muted">enqueue</span> : run.ifBusy}
+                    </td>
                     <td className="mono">{run.workerId ?? <span className="muted">—</span>}</td>
                     <td className="time">
                       <Time value={run.createdAt} />
