@@ -67,6 +67,7 @@ export const AUDIT_ACTIONS = [
   "run.cancel",
   "run.tool_result",
   "run.fork",
+  "run.message",
   "bulk.dry_run",
   "bulk.start",
   "bulk.abort",
@@ -86,6 +87,11 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
  * submission, small entries, and as many as the runs need. Every other audited action is
  * limited per minute for each token (OAH_AUDIT_ACTIONS_PER_MINUTE, docs/spec.md §13).
  */
-const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set(["run.cancel", "run.tool_result", "run.fork"]);
+const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set([
+  "run.cancel",
+  "run.tool_result",
+  "run.fork",
+  "run.message",
+]);
 
 export const auditRateLimited = (action: AuditAction): boolean => !RUN_CLIENT_ACTIONS.has(action);

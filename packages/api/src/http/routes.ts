@@ -118,6 +118,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "POST",
+    path: "/api/v1/runs/:runId/messages",
+    status: 202,
+    call: (c, r) => c.runs.message({ ...objectBody(r.body), runId: r.params.runId! } as never),
+  },
+  {
+    method: "POST",
     path: "/api/v1/runs/:runId/cancel",
     status: 202,
     call: (c, r) => c.runs.cancel({ ...objectBody(r.body), runId: r.params.runId! }),

@@ -3,6 +3,7 @@ import type {
   DeadLetters,
   DeadLettersInput,
   ListStorageRunsInput,
+  MessagePosted,
   RequeueAccepted,
   RequeueItem,
   Run,
@@ -69,7 +70,8 @@ export class RunService {
     const refused = this.refusal(input);
     if (refused) throw refused;
     const asked = this.newRun(input);
-    const { run, created, queueEntry, cancels } = await this.options.store.createRun(asked);
+    const { run, created, queueEntry, cancels, steered } = await this.options.store.createRun(asked);
+    if (steered) return { run, created, steered };
     if (!created && !sameSubmission(run, asked)) {
       throw new OahError(
         "idempotency_key_conflict",
@@ -121,7 +123,11 @@ export class RunService {
         };
         continue;
       }
-      items[index] = { run: outcome.run, created: outcome.created };
+      items[index] = {
+        run: outcome.run,
+        created: outcome.created,
+        ...(outcome.steered ? { steered: outcome.steered } : {}),
+      };
       if (outcome.created) made.push(outcome);
     }
     await this.enqueueSubmitted(made);
@@ -246,6 +252,15 @@ export class RunService {
     if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
     await this.tellCancels([request]);
     return { runId, status: request.run.status };
+  }
+
+  /**
+   * A message to an agent run that has not ended (docs/spec.md §5, *Steering*): stored, and taken
+   * by the agent before its next model call, wherever it executes; nothing to tell anyone.
+   */
+  async message(runId: string, content: string): Promise<MessagePosted> {
+    const { run, messageId } = await this.options.store.postMessage(runId, content);
+    return { runId, messageId, status: run.status };
   }
 
   /** A client's result for a run in `waiting_tool` (see tool-wait.ts). */
