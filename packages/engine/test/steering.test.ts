@@ -5,7 +5,7 @@ import type { IfBusy } from "@oah/core";
 import type { RunStore } from "@oah/store";
 import { createMemoryStore, type FakeModel, type FakeReply, startFakeModel } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryHost, type MemoryHost } from "./memory-host";
+import { createMemoryHost, type MemoryHost, type MemoryHostOptions } from "./memory-host";
 
 const POLL = { timeout: 5_000 };
 
@@ -26,21 +26,28 @@ afterEach(async () => {
 });
 
 /** A host on the test's store (the next one takes the place of one stopped, as after a crash). */
-async function agentHost(): Promise<MemoryHost> {
+async function agentHost(options: Pick<MemoryHostOptions, "waitMode"> = {}): Promise<MemoryHost> {
   const h = createMemoryHost({
     model: { baseUrl: model.url, model: "m", apiKey: undefined, timeoutMs: 5_000 },
     store,
+    ...options,
   });
   hosts.push(h);
   await h.lifecycle.start();
   return h;
 }
 
-async function submitAgent(h: MemoryHost, sessionId: string, prompt: string, ifBusy: IfBusy = "enqueue") {
+async function submitAgent(
+  h: MemoryHost,
+  sessionId: string,
+  prompt: string,
+  ifBusy: IfBusy = "enqueue",
+  client: { name: string }[] = [],
+) {
   return h.service.submit({
     sessionId,
     executor: "agent",
-    input: { prompt, tools: { shell: false, shellOnInterrupt: "rerun", client: [] }, maxSteps: 16 },
+    input: { prompt, tools: { shell: false, shellOnInterrupt: "rerun", client }, maxSteps: 16 },
     priority: "normal",
     workspaceId: "default",
     ifBusy,
@@ -157,5 +164,27 @@ describe("steering a running agent (docs/spec.md §5)", () => {
     expect(later.steered).toBeUndefined();
     await expect.poll(() => h.status(later.run as Run), POLL).toBe("completed");
     expect(userTurns(2)).toEqual(["go", "steered prompt", "later"]);
+  });
+
+  it("a parked agent keeps its messages until its tool answers, then takes them after the answer", async () => {
+    const h = await agentHost({ waitMode: "park" });
+    model.reply({ toolCalls: [{ id: "w1", name: "weather", arguments: {} }] }, { content: "done" });
+    const { run } = await submitAgent(h, "steer-park", "go", "enqueue", [{ name: "weather" }]);
+    await expect.poll(async () => (await h.store.getRun(run.id))?.metadata.parked, POLL).toBe(true);
+    const posted = await h.service.message(run.id, "while parked");
+    expect(posted.status).toBe("waiting_tool");
+    // The message does not wake it: it stays parked, no model call made.
+    expect(await h.store.getRun(run.id)).toMatchObject({ status: "waiting_tool", workerId: null });
+    expect(model.requests).toHaveLength(1);
+    await h.service.submitToolResult(run.id, "weather", { sky: "grey" });
+    await expect.poll(() => h.status(run), POLL).toBe("completed");
+    expect(
+      model.requests[1]!.body.messages.map((m) => [m.role, m.role === "tool" ? "…" : m.content]),
+    ).toEqual([
+      ["user", "go"],
+      ["assistant", null],
+      ["tool", "…"],
+      ["user", "while parked"],
+    ]);
   });
 });
