@@ -19,11 +19,11 @@ const release = (t: ApiUnderTest, workspaceId: string, name: string) =>
   writeFileSync(join(t.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, `${name}.go`), "");
 
 /**
- * Steering a running agent (docs/spec.md §5) on the embedded default (SQLite, a real oah-api,
- * commands in their jails): messages sent while a command runs reach the model once each, in
- * order, at its next call.
+ * Steering a running agent (docs/spec.md §5) on a real oah-api, commands in their jails, on the
+ * embedded default (SQLite) and on Redis + PostgreSQL: messages sent while a command runs reach
+ * the model once each, in order, at its next call.
  */
-describe("steering a running agent", () => {
+describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (backend) => {
   let model: FakeModel;
   let t: ApiUnderTest | undefined;
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe("steering a running agent", () => {
   });
 
   const start = async () => {
-    t = await startApi("sqlite", {
+    t = await startApi(backend, {
       OAH_SHELL: "on",
       OAH_MODEL_BASE_URL: model.url,
       OAH_MODEL_NAME: "fake-1",
