@@ -216,13 +216,16 @@ async function unfinishedRuns(
     parked_at: number | null;
     executor: string;
     cancel_requested_at: number | null;
+    queue_seq: number;
   }>(
-    sql`SELECT id, session_id, status, parked_at, executor, cancel_requested_at FROM runs
+    // Locked in id order, as every statement that locks many runs locks them: no two wait in a cycle.
+    sql`SELECT id, session_id, status, parked_at, executor, cancel_requested_at, queue_seq FROM runs
       WHERE session_id IN (SELECT column1 FROM ${tx.rowsOf(
         1,
         sessionIds.map((id) => [id]),
-      )}) AND status IN (${UNFINISHED}) ORDER BY session_id, queue_seq ${tx.forUpdate}`,
+      )}) AND status IN (${UNFINISHED}) ORDER BY id ${tx.forUpdate}`,
   );
+  rows.sort((a, b) => Number(a.queue_seq) - Number(b.queue_seq));
   for (const r of rows)
     bySession.get(r.session_id)!.push({
       id: r.id,
