@@ -117,6 +117,26 @@ describe("steering a running agent (docs/spec.md §5)", () => {
     expect((await h.store.getRun(run.id))!.output).toMatchObject({ answer: "second answer" });
   });
 
+  it("a message sent during the last call maxSteps allows does not cost the run its answer", async () => {
+    const h = await agentHost();
+    const answer = held({ content: "the answer" });
+    model.reply(answer.reply);
+    const { run } = await h.service.submit({
+      sessionId: "steer-budget",
+      executor: "agent",
+      input: { prompt: "go", tools: { shell: false, shellOnInterrupt: "rerun", client: [] }, maxSteps: 1 },
+      priority: "normal",
+      workspaceId: "default",
+      ifBusy: "enqueue",
+    });
+    await expect.poll(() => model.requests.length, POLL).toBe(1);
+    await h.service.message(run.id, "too late for this turn");
+    answer.release();
+    await expect.poll(() => h.status(run), POLL).toBe("completed");
+    expect((await h.store.getRun(run.id))!.output).toMatchObject({ answer: "the answer" });
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("a later attempt neither takes again a message its checkpoint holds nor loses one sent since", async () => {
     const first = await agentHost();
     const call1 = held(strayCall("c1"));

@@ -193,8 +193,9 @@ export class AgentExecutor implements Executor {
       progress.messages.push(assistantMessage(reply));
       progress.logged = progress.messages.length;
       if (reply.toolCalls.length === 0) {
-        // A message sent while the model answered is answered too before the run ends.
-        taken = await takeMessages(context, progress);
+        // A message sent while the model answered is answered too before the run ends, if the
+        // budget leaves a call for it: an answer had is never given up for a failure.
+        taken = progress.calls < input.maxSteps && (await takeMessages(context, progress));
         if (taken) continue;
         const output: AgentOutput = { answer: reply.content, messages: conversation(progress) };
         return { output };
