@@ -98,6 +98,15 @@ describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (b
     const refused = await t.oah.message(run.id, { content: "too late" }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OahApiError);
     expect(refused).toMatchObject({ status: 409, code: "run_already_ended" });
+    // Audited with its run, never its content; the refused one too.
+    const audit = await t.client.get<{
+      items: { action: string; target: string; params: unknown; outcome: unknown }[];
+    }>("/api/v1/audit?action=run.message");
+    expect(audit.body.items.map((e) => [e.target, e.params, e.outcome])).toEqual([
+      [run.id, { runId: run.id }, { ok: false, errorCode: "run_already_ended", message: expect.any(String) }],
+      [run.id, { runId: run.id }, { ok: true }],
+      [run.id, { runId: run.id }, { ok: true }],
+    ]);
     // A message is a prompt: empty is refused before anything is read.
     const empty = await t.client.post(`/api/v1/runs/${run.id}/messages`, { content: "" });
     expect(empty.status).toBe(400);
