@@ -31,6 +31,7 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   "runs.interrupt": ["submitter", "operator", "admin"],
   "runs.submitToolResult": SUBMITTERS,
   "runs.fork": ["submitter", "operator", "admin"],
+  "runs.message": SUBMITTERS,
   "runs.checkpoints": READERS,
   "sessions.events": READERS,
   "sessions.onEvents": READERS,
@@ -84,6 +85,8 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
     "runs.submitToolResult": { runId: "run_00000000000000000000000000", name: "approve", output: 1 },
     // No such step: an allowed fork is refused 404 and makes no run.
     "runs.fork": { runId, fromStep: 999_999 },
+    // A script run: an allowed message is refused 409 run_not_steerable and writes nothing.
+    "runs.message": { runId, content: "hello" },
     "runs.checkpoints": { runId },
     "sessions.events": { sessionId: "roles" },
     "sessions.onEvents": { sessionId: "roles" },
@@ -201,6 +204,7 @@ describe("roles: every procedure × every role, over HTTP and tRPC", () => {
           "/api/v1/sessions/:sessionId/runs": { input: { steps: [] } },
           "/api/v1/runs/:runId/tool-results": { name: "approve", output: 1 },
           "/api/v1/runs/:runId/fork": { fromStep: 999_999 },
+          "/api/v1/runs/:runId/messages": { content: "hello" },
           "/api/v1/runs/requeue": { runIds: [runId] },
           "/api/v1/bulk-actions": { action: "cancel", filter: { sessionId: "nobody" }, dryRun: true },
         }[route.path];

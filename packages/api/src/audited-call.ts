@@ -23,6 +23,8 @@ const AUDITED_FIELDS: Record<AuditAction, readonly string[]> = {
   "run.interrupt": ["runId"],
   "run.tool_result": ["runId", "name"],
   "run.fork": ["runId", "fromStep"],
+  // Its content is the caller's prompt: not kept, as a tool result's output is not.
+  "run.message": ["runId"],
   "bulk.dry_run": ["action", "filter", "requestedBy", "includeCancelled", "fromStart"],
   "bulk.start": ["action", "filter", "requestedBy", "includeCancelled", "fromStart"],
   "bulk.abort": ["id"],

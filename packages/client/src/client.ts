@@ -1,6 +1,7 @@
 import type {
   CancelResult,
   JsonValue,
+  MessagePosted,
   Run,
   RunCheckpoint,
   RunEvent,
@@ -78,6 +79,11 @@ export interface OahClient extends OahAdminCalls {
    * its session that goes on from the checkpoint before that step (`forkedFrom` links them).
    */
   fork(runId: string, options: { fromStep: number }): Promise<SubmitRunResult>;
+  /**
+   * A message to a running agent run: it takes it into its conversation, as the user's, before
+   * its next model call; refused with 409 `run_already_ended` once the run has ended.
+   */
+  message(runId: string, body: { content: string }): Promise<MessagePosted>;
   cancel(runId: string): Promise<CancelResult>;
   /**
    * Stops the run at its next step boundary, as a later submission's `ifBusy: "interrupt"` does
@@ -128,6 +134,8 @@ export function createClient(options: ClientOptions): OahClient {
       (await request<{ items: RunCheckpoint[] }>("GET", `/api/v1/runs/${seg(runId)}/checkpoints`)).items,
     fork: (runId, { fromStep }) =>
       request<SubmitRunResult>("POST", `/api/v1/runs/${seg(runId)}/fork`, { body: { fromStep } }),
+    message: (runId, { content }) =>
+      request<MessagePosted>("POST", `/api/v1/runs/${seg(runId)}/messages`, { body: { content } }),
     cancel: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/cancel`),
     interrupt: (runId) => request<CancelResult>("POST", `/api/v1/runs/${seg(runId)}/interrupt`),
     submitToolResult: (runId, name, output) =>

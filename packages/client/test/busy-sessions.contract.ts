@@ -1,4 +1,6 @@
-import { isTerminal, readMarks, waitFor } from "@oah/testing";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type FakeModel, isTerminal, readMarks, startFakeModel, waitFor } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOahApiError, type OahClient, type Run } from "../src";
 
@@ -14,7 +16,7 @@ export interface BusyDeployment {
 
 export type StartBusyDeployment = (env: Record<string, string>) => Promise<BusyDeployment>;
 
-type IfBusy = "enqueue" | "reject" | "interrupt" | "replace";
+type IfBusy = "enqueue" | "reject" | "interrupt" | "replace" | "steer";
 
 /**
  * A script of `steps` shell steps, each marking its start and its end in the workspace's marks
@@ -60,12 +62,23 @@ const labelsOf = (steps: readonly string[]) => [...new Set(steps.map((s) => s.sp
 export function busySessionsContract(name: string, start: StartBusyDeployment): void {
   describe(`a busy session's policies: ${name}`, () => {
     let d: BusyDeployment;
+    let model: FakeModel;
     let sessions = 0;
     beforeAll(async () => {
+      model = await startFakeModel();
       // A grace longer than any step here: an interrupt always waits for the step in flight.
-      d = await start({ OAH_INTERRUPT_GRACE_MS: "30000", OAH_WORKERS_MIN: "2", OAH_WORKERS_MAX: "4" });
+      d = await start({
+        OAH_INTERRUPT_GRACE_MS: "30000",
+        OAH_WORKERS_MIN: "2",
+        OAH_WORKERS_MAX: "4",
+        OAH_MODEL_BASE_URL: model.url,
+        OAH_MODEL_NAME: "fake-1",
+      });
     });
-    afterAll(() => d?.dispose());
+    afterAll(async () => {
+      await d?.dispose();
+      await model?.close();
+    });
 
     /** A session of its own, in a workspace of its own (its marks file is the session's). */
     const session = () => {
@@ -177,6 +190,54 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
       const bySeq = [...runs].sort((a, b) => a.seq - b.seq);
       const labelOf = new Map([[first.id, "first"], ...submitted.map((r, i) => [r.id, `i${i}`] as const)]);
       expect(order).toEqual(bySeq.map((r) => labelOf.get(r.id)).filter((l) => order.includes(l!)));
+    });
+
+    it("steer: 20 messages at once and a steering submission join the executing agent run, each once in its next model call, in their order; 409 run_already_ended after", async () => {
+      const s = session();
+      const gate = join(d.env.OAH_DATA_DIR!, ".openharness", "workspaces", s.workspaceId, "go");
+      model.reply(
+        {
+          toolCalls: [
+            {
+              id: "c1",
+              name: "shell",
+              arguments: {
+                command: `echo "start s.0" >> marks; while [ ! -f go ]; do sleep 0.02; done; echo "end s.0" >> marks`,
+              },
+            },
+          ],
+        },
+        { content: "done" },
+      );
+      const before = model.requests.length;
+      const agent = (prompt: string, ifBusy: IfBusy = "enqueue") =>
+        d.oah.submit(s.sessionId, {
+          executor: "agent",
+          input: { prompt, tools: { shell: true } },
+          workspaceId: s.workspaceId,
+          ifBusy,
+        });
+      const { run } = await agent("go");
+      await startedStep(s, "s.0");
+      const posted = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => d.oah.message(run.id, { content: `m${i}` })),
+      );
+      const steered = await agent("steered", "steer");
+      expect(steered).toMatchObject({ created: false, run: { id: run.id } });
+      writeFileSync(gate, "");
+      const [done] = await ended([run]);
+      expect(done!.status).toBe("completed");
+      const second = model.requests[before + 1]!.body.messages;
+      const taken = second.filter((m) => m.role === "user").map((m) => m.content);
+      // In the order of their ids, whatever order they were answered in; the submission's last.
+      const byId = [...posted].sort((a, b) => a.messageId - b.messageId);
+      expect(taken).toEqual(["go", ...byId.map((p) => `m${posted.indexOf(p)}`), "steered"]);
+      expect(model.requests.length - before).toBe(2);
+      await expect(d.oah.message(run.id, { content: "late" })).rejects.toMatchObject({
+        status: 409,
+        code: "run_already_ended",
+      });
+      expect((await d.oah.listRuns(s.sessionId)).items).toHaveLength(1);
     });
   });
 }

@@ -46,6 +46,13 @@ describe("the requests each call makes", () => {
     ["checkpoints", (c) => c.checkpoints(RUN_ID), "GET", `/api/v1/runs/${RUN_ID}/checkpoints`, undefined],
     ["fork", (c) => c.fork(RUN_ID, { fromStep: 7 }), "POST", `/api/v1/runs/${RUN_ID}/fork`, { fromStep: 7 }],
     [
+      "message",
+      (c) => c.message(RUN_ID, { content: "hi" }),
+      "POST",
+      `/api/v1/runs/${RUN_ID}/messages`,
+      { content: "hi" },
+    ],
+    [
       "submitToolResult",
       (c) => c.submitToolResult(RUN_ID, "approve", { ok: true }),
       "POST",

@@ -14,9 +14,12 @@ export const clientToolSchema = z.strictObject({
   parameters: z.record(z.string(), jsonValue).optional(),
 });
 
+/** A user's turn as the agent takes it: a run's prompt, or a message to a running agent (docs/spec.md §5). */
+export const promptSchema = z.string().min(1).max(200_000);
+
 /** The input of the `agent` executor: one user turn of a conversation that carries over within its session. */
 export const agentInputSchema = z.strictObject({
-  prompt: z.string().min(1).max(200_000),
+  prompt: promptSchema,
   system: z.string().max(200_000).optional(),
   tools: z
     .strictObject({

@@ -1,6 +1,6 @@
 import { IF_BUSY, RUN_PRIORITIES, type RunPriority } from "@oah/core";
 import { z } from "zod";
-import { agentInputSchema } from "./agent";
+import { agentInputSchema, promptSchema } from "./agent";
 import { runIdSchema, sessionIdSchema, workspaceIdSchema } from "./ids";
 import { jsonEqual, wholeNumber } from "./json";
 import { scriptInputSchema } from "./script";
@@ -116,6 +116,10 @@ export type RunRefInput = z.infer<typeof runRefInput>;
 /** Run a run again from one of its steps (docs/spec.md §7): the step's id, as the run's steps list it. */
 export const forkRunInput = z.strictObject({ runId: runIdSchema, fromStep: z.int().min(1) });
 export type ForkRunInput = z.infer<typeof forkRunInput>;
+
+/** A message to a running agent run (`POST /api/v1/runs/{runId}/messages`, `runs.message`). */
+export const postMessageInput = z.strictObject({ runId: runIdSchema, content: promptSchema });
+export type PostMessageInput = z.infer<typeof postMessageInput>;
 
 export const listSessionRunsInput = z.strictObject({
   sessionId: sessionIdSchema,

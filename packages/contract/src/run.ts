@@ -116,6 +116,20 @@ export interface RunStep {
 export interface SubmitRunResult {
   run: Run;
   created: boolean;
+  /**
+   * With `ifBusy: "steer"`, when the session's agent run was executing: no run was made, the
+   * submission's prompt is this message to `run`, that agent run (docs/spec.md §5).
+   */
+  steered?: { messageId: number };
+}
+
+/** A message a running agent takes into its conversation before its next model call (docs/spec.md §5). */
+export interface MessagePosted {
+  runId: string;
+  /** Its `run.message` event's id: its place among the run's messages. */
+  messageId: number;
+  /** The run's status when the message was written. */
+  status: RunStatus;
 }
 
 /** One item of a batch submission, in the order given: its run, or (with `partial`) why not. */

@@ -65,6 +65,9 @@ export const API_ERROR_STATUS = {
   idempotency_key_conflict: 409,
   session_workspace_mismatch: 409,
   session_busy: 409,
+  // A message to a run that has ended, or to one of an executor that takes none (docs/spec.md §5).
+  run_already_ended: 409,
+  run_not_steerable: 409,
   controller_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -8,6 +8,8 @@ export const RUN_EVENT_TYPES = [
   "run.timed_out",
   "run.cancelled",
   "run.requeued",
+  // A message to a running agent (docs/spec.md §5, Steering): its id is its place among the run's messages.
+  "run.message",
   "tool.started",
   "tool.completed",
   "tool.failed",

@@ -68,6 +68,7 @@ export const AUDIT_ACTIONS = [
   "run.interrupt",
   "run.tool_result",
   "run.fork",
+  "run.message",
   "bulk.dry_run",
   "bulk.start",
   "bulk.abort",
@@ -92,6 +93,7 @@ const RUN_CLIENT_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "run.interrupt",
   "run.tool_result",
   "run.fork",
+  "run.message",
 ]);
 
 export const auditRateLimited = (action: AuditAction): boolean => !RUN_CLIENT_ACTIONS.has(action);

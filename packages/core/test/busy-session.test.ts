@@ -9,11 +9,27 @@ import {
   type UnfinishedRun,
 } from "../src/busy-session";
 
-const running: UnfinishedRun = { id: "r", status: "running", parked: false };
-const held: UnfinishedRun = { id: "h", status: "waiting_tool", parked: false };
-const parked: UnfinishedRun = { id: "p", status: "waiting_tool", parked: true };
-const queued1: UnfinishedRun = { id: "q1", status: "queued", parked: false };
-const queued2: UnfinishedRun = { id: "q2", status: "queued", parked: false };
+const run = (
+  id: string,
+  status: UnfinishedRun["status"],
+  more: Partial<UnfinishedRun> = {},
+): UnfinishedRun => ({
+  id,
+  status,
+  parked: false,
+  executor: "script",
+  stopping: false,
+  ...more,
+});
+const running = run("r", "running");
+const held = run("h", "waiting_tool");
+const parked = run("p", "waiting_tool", { parked: true });
+const queued1 = run("q1", "queued");
+const queued2 = run("q2", "queued");
+const agent = run("a", "running", { executor: "agent" });
+const agentParked = run("ap", "waiting_tool", { executor: "agent", parked: true });
+const agentStopping = run("as", "running", { executor: "agent", stopping: true });
+const agentQueued = run("aq", "queued", { executor: "agent" });
 
 const admit = (cancel: string[], reason: BusyCancelReason | null): BusyDecision => ({
   admit: true,
@@ -21,7 +37,7 @@ const admit = (cancel: string[], reason: BusyCancelReason | null): BusyDecision 
   reason,
 });
 
-const table: [IfBusy, UnfinishedRun[], BusyDecision][] = [
+const table: [IfBusy, UnfinishedRun[], BusyDecision, string?][] = [
   // enqueue: the tail, whatever the session holds.
   ["enqueue", [], admit([], null)],
   ["enqueue", [running, queued1], admit([], null)],
@@ -40,10 +56,19 @@ const table: [IfBusy, UnfinishedRun[], BusyDecision][] = [
   ["replace", [], admit([], "replaced")],
   ["replace", [running, queued1, queued2], admit(["r", "q1", "q2"], "replaced")],
   ["replace", [queued1], admit(["q1"], "replaced")],
+  // steer: an agent's prompt joins the executing agent run (parked too), unless it is stopping;
+  // otherwise, and for a script, the tail.
+  ["steer", [agent, queued1], { steer: "a" }, "agent"],
+  ["steer", [agentParked], { steer: "ap" }, "agent"],
+  ["steer", [agentStopping], admit([], null), "agent"],
+  ["steer", [agentQueued], admit([], null), "agent"],
+  ["steer", [running], admit([], null), "agent"],
+  ["steer", [], admit([], null), "agent"],
+  ["steer", [agent], admit([], null), "script"],
 ];
 
 describe("busyDecision", () => {
-  it.each(table)("%s with %j", (policy, unfinished, expected) => {
-    expect(busyDecision(policy, unfinished)).toEqual(expected);
+  it.each(table)("%s with %j", (policy, unfinished, expected, executor = "script") => {
+    expect(busyDecision(policy, unfinished, executor)).toEqual(expected);
   });
 });

@@ -28,8 +28,8 @@ describe("roles", () => {
 });
 
 describe("the audited actions a token may make a minute", () => {
-  // A run's own client (its cancel, its tool results, its forks) makes as many as its runs need.
-  const UNLIMITED = ["run.cancel", "run.interrupt", "run.tool_result", "run.fork"];
+  // A run's own client (its cancel, its tool results, its forks, its messages) makes as many as its runs need.
+  const UNLIMITED = ["run.cancel", "run.interrupt", "run.tool_result", "run.fork", "run.message"];
 
   it.each(AUDIT_ACTIONS.map((action) => [action, !UNLIMITED.includes(action)] as const))(
     "%s: limited %s",

@@ -5,8 +5,11 @@ import type { IfBusy, StepKind } from "@oah/core";
 export interface EngineObservers {
   /** A run was written; `stopped`: the session's runs its submission ended or asked to stop (ifBusy interrupt, replace). */
   runSubmitted?(event: { run: Run; stopped: number }): void;
-  /** A busy session refused a submission (ifBusy reject: session_busy), nothing written. */
-  submissionRefused?(event: { ifBusy: IfBusy }): void;
+  /**
+   * A submission made no run: its busy session refused it (ifBusy reject: `session_busy`), or it
+   * became a message to the session's executing agent run (ifBusy steer: `steered`).
+   */
+  submissionWithoutRun?(event: { ifBusy: IfBusy; outcome: "session_busy" | "steered" }): void;
   runStarted?(event: { run: Run; queueWaitMs: number }): void;
   runFinished?(event: { run: RunSummary; durationMs: number }): void;
   stepFinished?(event: {

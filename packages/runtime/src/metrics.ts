@@ -189,7 +189,7 @@ export function createMetrics({
   });
   const submissions = new Counter({
     name: "oah_submissions_total",
-    help: "Submissions by their busy-session policy (ifBusy) and what it did: queued, stopped_others (interrupted or replaced the session's runs), session_busy (refused)",
+    help: "Submissions by their busy-session policy (ifBusy) and what it did: queued, stopped_others (interrupted or replaced the session's runs), session_busy (refused), steered (a message to the executing agent run)",
     labelNames: ["policy", "outcome"],
     registers: [registry],
   });
@@ -236,7 +236,7 @@ export function createMetrics({
         submitted.inc();
         submissions.inc({ policy: run.ifBusy, outcome: stopped > 0 ? "stopped_others" : "queued" });
       },
-      submissionRefused: ({ ifBusy }) => submissions.inc({ policy: ifBusy, outcome: "session_busy" }),
+      submissionWithoutRun: ({ ifBusy, outcome }) => submissions.inc({ policy: ifBusy, outcome }),
       stepFinished: ({ run, kind, status, output }) => {
         if (kind !== "model" || status !== "completed") return;
         const workspace = workspaceLabel(run.workspaceId);

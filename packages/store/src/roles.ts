@@ -34,6 +34,7 @@ import {
 } from "./ops/reads";
 import { recoverRun } from "./ops/recover-run";
 import { requeueRuns } from "./ops/requeue-runs";
+import { pendingMessages, postMessage } from "./ops/run-messages";
 import { eventPosition, streamEvents } from "./ops/stream-events";
 import { deliverToolResult, takeToolResult, waitForTool } from "./ops/tool-results";
 import { finishRun, startRun } from "./ops/transitions";
@@ -57,6 +58,7 @@ export type { ModelCallUsage } from "./ops/model-usage";
 export type { Park, ParkResult } from "./ops/parked-runs";
 export type { LockedStaleRun, RecoveredRun, RecoveryRequest } from "./ops/recover-run";
 export type { ManualRequeueOutcome, ManualRequeueRequest } from "./ops/requeue-runs";
+export type { RunMessage } from "./ops/run-messages";
 export type { EventPosition, EventScope, EventStreamPage, ResumePoint } from "./ops/stream-events";
 export type { ToolResultDelivery, ToolResultTake } from "./ops/tool-results";
 export type { ParkedExecution, RunOutcome, StartResult } from "./ops/transitions";
@@ -92,6 +94,7 @@ const EXECUTION = {
   parkRun,
   previousRun,
   carriedRun,
+  pendingMessages,
 } satisfies Ops;
 export type ExecutionStore = Role<typeof EXECUTION>;
 
@@ -107,6 +110,7 @@ const SUBMISSION = {
   deliverToolResult,
   requeueRuns,
   forkRun,
+  postMessage,
 } satisfies Ops;
 export type SubmissionStore = Role<typeof SUBMISSION>;
 

@@ -1,3 +1,4 @@
+import type { SubmitRunResult } from "@oah/contract";
 import { OahError } from "@oah/core";
 import type { ApiCaller } from "../root";
 
@@ -44,8 +45,9 @@ export const HTTP_ROUTES: HttpRoute[] = [
   {
     method: "POST",
     path: "/api/v1/sessions/:sessionId/runs",
-    // A repeated idempotency key answers with the run it made the first time.
-    status: (result: { created: boolean }) => (result.created ? 202 : 200),
+    // A repeated idempotency key answers with the run it made the first time; a steering
+    // submission's message is accepted as a new run would be.
+    status: (result: SubmitRunResult) => (result.created || result.steered ? 202 : 200),
     call: (c, r) => c.runs.submit({ ...objectBody(r.body), sessionId: r.params.sessionId! } as never),
   },
   {
@@ -118,6 +120,12 @@ export const HTTP_ROUTES: HttpRoute[] = [
   },
   {
     method: "POST",
+    path: "/api/v1/runs/:runId/messages",
+    status: 202,
+    call: (c, r) => c.runs.message({ ...objectBody(r.body), runId: r.params.runId! } as never),
+  },
+  {
+    method: "POST",
     path: "/api/v1/runs/:runId/cancel",
     status: 202,
     call: (c, r) => c.runs.cancel({ ...objectBody(r.body), runId: r.params.runId! }),
@@ -144,7 +152,8 @@ export const HTTP_ROUTES: HttpRoute[] = [
     method: "POST",
     path: "/api/v1/runs/batch",
     // As a single submission: accepted when anything was made, else every run was there already.
-    status: (result: { items: { created?: boolean }[] }) => (result.items.some((i) => i.created) ? 202 : 200),
+    status: (result: { items: Partial<SubmitRunResult>[] }) =>
+      result.items.some((i) => i.created || i.steered) ? 202 : 200,
     call: (c, r) => c.runs.submitMany(objectBody(r.body) as never),
   },
   {

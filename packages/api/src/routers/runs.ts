@@ -2,6 +2,7 @@ import {
   forkRunInput,
   listRunEventsInput,
   listSessionRunsInput,
+  postMessageInput,
   runEventsStreamInput,
   runRefInput,
   submitManyInput,
@@ -72,6 +73,12 @@ export const runsRouter = router({
     .meta({ ability: "fork", audit: "run.fork" })
     .input(forkRunInput)
     .mutation(({ ctx, input }) => ctx.service.fork(input.runId, input.fromStep)),
+
+  /** A message the run's agent takes into its conversation before its next model call (docs/spec.md §5). */
+  message: procedure
+    .meta({ ability: "submit", audit: "run.message" })
+    .input(postMessageInput)
+    .mutation(({ ctx, input }) => ctx.service.message(input.runId, input.content)),
 
   cancel: procedure
     .meta({ ability: "cancel", audit: "run.cancel" })

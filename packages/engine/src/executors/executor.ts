@@ -1,8 +1,8 @@
 import type { Run } from "@oah/contract";
 import type { LiveEventType, OnInterrupt, RunEventType, StepKind } from "@oah/core";
-import type { CarriedRun, Checkpoint, InterruptedStep, ModelCallUsage } from "@oah/store";
+import type { CarriedRun, Checkpoint, InterruptedStep, ModelCallUsage, RunMessage } from "@oah/store";
 
-export type { CarriedRun, Checkpoint, InterruptedStep };
+export type { CarriedRun, Checkpoint, InterruptedStep, RunMessage };
 
 /** Fenced writes of one execution; each resolves false (or null) once the execution is fenced out. */
 export interface RunJournal {
@@ -78,6 +78,11 @@ export interface ExecutionContext {
   previousRun(): Promise<CarriedRun | null>;
   /** A run of this session, as previousRun answers it: the one a conversation carried by reference names. */
   carriedRun(runId: string): Promise<CarriedRun | null>;
+  /**
+   * The messages sent to the run after the one with id `after` (0: from the first), in their order
+   * (docs/spec.md §5, *Steering*): what a steered agent has not taken yet.
+   */
+  messages(after: number): Promise<RunMessage[]>;
   /**
    * Shows a live event on the run's streams at once, without storing it: a row per
    * token of a model's answer would swamp the store, and the stored event that ends the

@@ -5,6 +5,7 @@ import type {
   ListStorageRunsInput,
   ModelUsageHour,
   ModelUsageInput,
+  MessagePosted,
   RequeueAccepted,
   RequeueItem,
   Run,
@@ -42,7 +43,7 @@ export interface RunServiceOptions {
   queue: SessionQueue;
   signals: RunSignalBus;
   logger: Logger;
-  observers: Pick<EngineObservers, "runSubmitted" | "submissionRefused">;
+  observers: Pick<EngineObservers, "runSubmitted" | "submissionWithoutRun">;
   /** Whether this deployment runs commands: runs that would execute one are refused at submission if not. */
   commands: CommandsAvailability;
   runTimeoutMs: number;
@@ -75,12 +76,16 @@ export class RunService {
     const refused = this.refusal(input);
     if (refused) throw refused;
     const asked = this.newRun(input);
-    const { run, created, queueEntry, cancels } = await this.options.store
+    const { run, created, queueEntry, cancels, steered } = await this.options.store
       .createRun(asked)
       .catch((error: unknown) => {
         this.countRefused(asked.ifBusy, error);
         throw error;
       });
+    if (steered) {
+      this.options.observers.submissionWithoutRun?.({ ifBusy: asked.ifBusy, outcome: "steered" });
+      return { run, created, steered };
+    }
     if (!created && !sameSubmission(run, asked)) {
       throw new OahError(
         "idempotency_key_conflict",
@@ -133,7 +138,13 @@ export class RunService {
         };
         continue;
       }
-      items[index] = { run: outcome.run, created: outcome.created };
+      items[index] = {
+        run: outcome.run,
+        created: outcome.created,
+        ...(outcome.steered ? { steered: outcome.steered } : {}),
+      };
+      if (outcome.steered)
+        this.options.observers.submissionWithoutRun?.({ ifBusy: accepted[i]!.asked.ifBusy, outcome: "steered" });
       if (outcome.created) made.push(outcome);
     }
     await this.enqueueSubmitted(made);
@@ -143,7 +154,7 @@ export class RunService {
   /** A submission its busy session refused, counted by its policy. */
   private countRefused(ifBusy: IfBusy, error: unknown): void {
     if (error instanceof OahError && error.code === "session_busy")
-      this.options.observers.submissionRefused?.({ ifBusy });
+      this.options.observers.submissionWithoutRun?.({ ifBusy, outcome: "session_busy" });
   }
 
   /** Why a submission is refused before anything is written, if it is. */
@@ -294,6 +305,15 @@ export class RunService {
     if (request.kind === "missing") throw new OahError("run_not_found", `no run with id ${runId}`);
     await this.tellCancels([request]);
     return { runId, status: request.run.status };
+  }
+
+  /**
+   * A message to an agent run that has not ended (docs/spec.md §5, *Steering*): stored, and taken
+   * by the agent before its next model call, wherever it executes; nothing to tell anyone.
+   */
+  async message(runId: string, content: string): Promise<MessagePosted> {
+    const { run, messageId } = await this.options.store.postMessage(runId, content);
+    return { runId, messageId, status: run.status };
   }
 
   /** A client's result for a run in `waiting_tool` (see tool-wait.ts). */

@@ -120,6 +120,7 @@ function contextOf(
       return host.store.previousRun(run.sessionId, source?.seq ?? run.seq, run.executor);
     },
     carriedRun: (runId) => host.store.carriedRun(run.sessionId, runId),
+    messages: (after) => host.store.pendingMessages(run.id, after),
     live: (type, data) => {
       // An aborted execution's text is no longer the run's (cancelled, or fenced out by a new owner).
       if (signal.aborted) return;

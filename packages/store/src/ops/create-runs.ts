@@ -17,6 +17,7 @@ import { runColumns, UNFINISHED } from "../sql-fragments";
 import { type CancelRequest, requestCancelsIn } from "./cancel";
 import type { BatchedOp, OpContext } from "./context";
 import { insertEvents } from "./insert-events";
+import { insertMessage } from "./run-messages";
 import { takePositions } from "./session-positions";
 
 export interface NewRun {
@@ -40,6 +41,8 @@ export interface CreatedRun {
   queueEntry: QueueEntry;
   /** The session's runs this submission cancelled or asked to stop (ifBusy interrupt, replace). */
   cancels: CancelRequest[];
+  /** With ifBusy steer, the message its prompt became to `run`, the agent run that executes (no run made). */
+  steered: { messageId: number } | null;
 }
 
 /**
@@ -177,7 +180,13 @@ async function insertRunsOnce(ctx: OpContext, runs: readonly NewRun[]): Promise<
  * for another body), or its refusal.
  */
 type Submitted =
-  | { row: RunRow; created: boolean; same: boolean; cancels: CancelRequest[] }
+  | {
+      row: RunRow;
+      created: boolean;
+      same: boolean;
+      cancels: CancelRequest[];
+      steered: CreatedRun["steered"];
+    }
   | { refused: OahError };
 
 /** A submission refused under `ifBusy: reject`, nothing written: the run that holds the session. */
@@ -190,8 +199,9 @@ const sessionBusy = (sessionId: string, holder: UnfinishedRun): OahError =>
   );
 
 /**
- * The unfinished runs of these sessions, in their order, read under the sessions' locks: what
- * their busy submissions decide from.
+ * The unfinished runs of these sessions, in their order, read under the sessions' locks and
+ * locked themselves (a run ends without its session's lock): what their busy submissions decide
+ * from, as they stay until the submissions commit.
  */
 async function unfinishedRuns(
   tx: SqlClient,
@@ -199,15 +209,31 @@ async function unfinishedRuns(
 ): Promise<Map<string, UnfinishedRun[]>> {
   const bySession = new Map<string, UnfinishedRun[]>(sessionIds.map((id) => [id, []]));
   if (sessionIds.length === 0) return bySession;
-  const rows = await tx.all<{ id: string; session_id: string; status: RunStatus; parked_at: number | null }>(
-    sql`SELECT id, session_id, status, parked_at FROM runs
+  const rows = await tx.all<{
+    id: string;
+    session_id: string;
+    status: RunStatus;
+    parked_at: number | null;
+    executor: string;
+    cancel_requested_at: number | null;
+    queue_seq: number;
+  }>(
+    // Locked in id order, as every statement that locks many runs locks them: no two wait in a cycle.
+    sql`SELECT id, session_id, status, parked_at, executor, cancel_requested_at, queue_seq FROM runs
       WHERE session_id IN (SELECT column1 FROM ${tx.rowsOf(
         1,
         sessionIds.map((id) => [id]),
-      )}) AND status IN (${UNFINISHED}) ORDER BY session_id, queue_seq`,
+      )}) AND status IN (${UNFINISHED}) ORDER BY id ${tx.forUpdate}`,
   );
+  rows.sort((a, b) => Number(a.queue_seq) - Number(b.queue_seq));
   for (const r of rows)
-    bySession.get(r.session_id)!.push({ id: r.id, status: r.status, parked: r.parked_at !== null });
+    bySession.get(r.session_id)!.push({
+      id: r.id,
+      status: r.status,
+      parked: r.parked_at !== null,
+      executor: r.executor,
+      stopping: r.cancel_requested_at !== null,
+    });
   return bySession;
 }
 
@@ -226,7 +252,7 @@ function admitted(unfinished: UnfinishedRun[], cancelled: readonly string[], mad
   const ending = new Set(cancelled);
   return [
     ...unfinished.filter((u) => !(ending.has(u.id) && (u.status === "queued" || u.parked))),
-    { id: made, status: "queued", parked: false },
+    { id: made, status: "queued", parked: false, executor: "", stopping: false },
   ];
 }
 
@@ -279,25 +305,30 @@ async function submitRuns(
       ...new Set(runs.filter((r) => r.ifBusy !== "enqueue").map((r) => r.sessionId)),
     ]);
     const cancels: PlannedCancel[] = [];
-    const plan: ({ make: NewRun } | { repeat: RunRow | NewRun; asked: NewRun } | { refused: OahError })[] =
-      runs.map((r, i) => {
-        const refused = refusedAt.get(i);
-        if (refused) return { refused };
-        const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
-        const before = key === null ? undefined : earlier.get(key);
-        if (before) return { repeat: before, asked: r };
-        const unfinished = busy.get(r.sessionId);
-        if (unfinished) {
-          const decision = busyDecision(r.ifBusy, unfinished);
-          if (!decision.admit)
-            return { refused: sessionBusy(r.sessionId, unfinished.find((u) => u.id === decision.holder)!) };
-          if (decision.reason && decision.cancel.length > 0)
-            cancels.push({ runIds: decision.cancel, reason: decision.reason, by: r.id });
-          busy.set(r.sessionId, admitted(unfinished, decision.cancel, r.id));
-        }
-        if (key !== null) earlier.set(key, r);
-        return { make: { ...r, workspaceId: owners.get(r.sessionId)! } };
-      });
+    const plan: (
+      | { make: NewRun }
+      | { repeat: RunRow | NewRun; asked: NewRun }
+      | { steer: string; asked: NewRun }
+      | { refused: OahError }
+    )[] = runs.map((r, i) => {
+      const refused = refusedAt.get(i);
+      if (refused) return { refused };
+      const key = r.idempotencyKey === null ? null : keyOf(r.sessionId, r.idempotencyKey);
+      const before = key === null ? undefined : earlier.get(key);
+      if (before) return { repeat: before, asked: r };
+      const unfinished = busy.get(r.sessionId);
+      if (unfinished) {
+        const decision = busyDecision(r.ifBusy, unfinished, r.executor);
+        if ("steer" in decision) return { steer: decision.steer, asked: r };
+        if (!decision.admit)
+          return { refused: sessionBusy(r.sessionId, unfinished.find((u) => u.id === decision.holder)!) };
+        if (decision.reason && decision.cancel.length > 0)
+          cancels.push({ runIds: decision.cancel, reason: decision.reason, by: r.id });
+        busy.set(r.sessionId, admitted(unfinished, decision.cancel, r.id));
+      }
+      if (key !== null) earlier.set(key, r);
+      return { make: { ...r, workspaceId: owners.get(r.sessionId)! } };
+    });
     const firstBusy = plan.findIndex((p) => "refused" in p);
     if (atomic && firstBusy >= 0)
       throw batchRefusal(firstBusy, (plan[firstBusy] as { refused: OahError }).refused);
@@ -343,10 +374,19 @@ async function submitRuns(
       );
       ctx.noteCountedWrite();
     }
+    // A steering submission's prompt is a message to the agent run that executes, in the order
+    // the batch gives them; that run is its answer.
+    const steered = new Map<number, { row: RunRow; messageId: number }>();
+    for (const [index, p] of plan.entries()) {
+      if (!("steer" in p)) continue;
+      const messageId = await insertMessage(tx, p.steer, (p.asked.input as { prompt: string }).prompt, now);
+      const [row] = await tx.all<RunRow>(sql`SELECT ${runColumns} FROM runs WHERE id = ${p.steer}`);
+      steered.set(index, { row: row!, messageId });
+    }
     const cancelsBy = new Map<string, CancelRequest[]>();
     for (const c of cancels)
       cancelsBy.set(c.by, await requestCancelsIn(tx, c.runIds, now, { reason: c.reason, by: c.by }));
-    const outcomes = plan.map((p): Submitted => {
+    const outcomes = plan.map((p, index): Submitted => {
       if ("refused" in p) return p;
       if ("make" in p)
         return {
@@ -354,9 +394,20 @@ async function submitRuns(
           created: true,
           same: true,
           cancels: cancelsBy.get(p.make.id) ?? [],
+          steered: null,
         };
+      if ("steer" in p) {
+        const { row, messageId } = steered.get(index)!;
+        return { row, created: false, same: true, cancels: [], steered: { messageId } };
+      }
       const row = "session_id" in p.repeat ? p.repeat : made.get(p.repeat.id)!;
-      return { row, created: false, same: sameSubmission(decodeRun(row, tx), p.asked), cancels: [] };
+      return {
+        row,
+        created: false,
+        same: sameSubmission(decodeRun(row, tx), p.asked),
+        cancels: [],
+        steered: null,
+      };
     });
     if (atomic && outcomes.some((o) => "row" in o && !o.same))
       throw batchConflict(
@@ -383,7 +434,13 @@ async function submitUnkeyed(
   { atomic }: { atomic: boolean },
 ): Promise<Submitted[]> {
   try {
-    return (await insertRunsOnce(ctx, runs)).map((row) => ({ row, created: true, same: true, cancels: [] }));
+    return (await insertRunsOnce(ctx, runs)).map((row) => ({
+      row,
+      created: true,
+      same: true,
+      cancels: [],
+      steered: null,
+    }));
   } catch (error) {
     if (!isWorkspaceForeignKey(error)) throw error;
     const mismatched = await mismatchedRuns(ctx.db, runs);
@@ -424,12 +481,12 @@ export async function createRuns(
   options: { atomic: boolean },
 ): Promise<SubmissionOutcome[]> {
   const submitted = await submitRuns(ctx, runs, options);
-  ctx.wrote(submitted.flatMap((s) => ("row" in s && s.created ? [s.row.session_id] : [])));
+  ctx.wrote(submitted.flatMap((s) => ("row" in s && (s.created || s.steered) ? [s.row.session_id] : [])));
   return submitted.map((s) => {
     if ("refused" in s) return s;
     const run = decodeRun(s.row, ctx.db);
     return s.same
-      ? { run, created: s.created, queueEntry: entryOf(s.row), cancels: s.cancels }
+      ? { run, created: s.created, queueEntry: entryOf(s.row), cancels: s.cancels, steered: s.steered }
       : { conflict: run };
   });
 }
@@ -445,9 +502,9 @@ export async function createRun(ctx: OpContext, run: NewRun): Promise<CreatedRun
     return ctx.batch(SUBMISSIONS).submit(run);
   const [submitted] = (await submitRuns(ctx, [run], { atomic: false })) as [Submitted];
   if ("refused" in submitted) throw submitted.refused;
-  const { row, created, cancels } = submitted;
-  if (created) ctx.wrote([row.session_id]);
-  return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row), cancels };
+  const { row, created, cancels, steered } = submitted;
+  if (created || steered) ctx.wrote([row.session_id]);
+  return { run: decodeRun(row, ctx.db), created, queueEntry: entryOf(row), cancels, steered };
 }
 
 /** Single submissions without keys (PostgreSQL), written together by insertRunsStatement. */
@@ -460,6 +517,7 @@ const SUBMISSIONS: BatchedOp<NewRun, CreatedRun> = {
       created: true,
       queueEntry: entryOf(row),
       cancels: [],
+      steered: null,
     }));
   },
 };

@@ -54,5 +54,5 @@ export async function forkRun(ctx: OpContext, fork: NewFork): Promise<CreatedRun
     return made!;
   });
   ctx.wrote([row.session_id]);
-  return { run: decodeRun(row, ctx.db), created: true, queueEntry: entryOf(row), cancels: [] };
+  return { run: decodeRun(row, ctx.db), created: true, queueEntry: entryOf(row), cancels: [], steered: null };
 }

@@ -81,6 +81,8 @@ interface AgentProgress {
   pending: ToolCall[];
   /** How many of this run's messages its checkpoints hold already: the next appends the rest. */
   logged: number;
+  /** The id of the last message sent to the run that it took into its conversation (0: none). */
+  steered: number;
 }
 
 /**
@@ -88,27 +90,33 @@ interface AgentProgress {
  * holding it. One parked by an earlier version names none: its `messages` are the whole
  * conversation (and it may have no `logged`: its checkpoints hold none of it).
  */
-type ParkedAgent = Omit<AgentProgress, "carried" | "from" | "logged"> & {
+type ParkedAgent = Omit<AgentProgress, "carried" | "from" | "logged" | "steered"> & {
   carried?: CarriedFrom;
   logged?: number;
+  steered?: number;
 };
 
 /**
  * What an agent's checkpoint holds (docs/spec.md §7): the calls made, the tool calls still to
- * answer and where the carried conversation comes from; this run's messages are the run's log,
- * appended to. One written by an earlier version names none: its log is the whole conversation.
+ * answer, where the carried conversation comes from and the last message sent to the run that it
+ * took (none: 0); this run's messages are the run's log, appended to. One written by an earlier
+ * version names no carried part: its log is the whole conversation.
  */
 interface AgentCheckpoint {
   calls: number;
   pending: ToolCall[];
   carried?: CarriedFrom;
+  steered?: number;
 }
 
 /** The whole conversation: the carried part, then this run's. */
 const conversation = (progress: AgentProgress): ChatMessage[] => [...progress.carried, ...progress.messages];
 
-/** The reference to the carried part, as a checkpoint or a parked state holds it. */
-const carriedRef = (progress: AgentProgress) => (progress.from ? { carried: progress.from } : {});
+/** The reference to the carried part and the last message taken, as a checkpoint or a parked state holds them. */
+const carriedRef = (progress: AgentProgress) => ({
+  ...(progress.from ? { carried: progress.from } : {}),
+  ...(progress.steered > 0 ? { steered: progress.steered } : {}),
+});
 
 const assistantMessage = (reply: ModelReply): ChatMessage => ({
   role: "assistant",
@@ -159,12 +167,16 @@ export class AgentExecutor implements Executor {
     let rerun =
       resumed?.from === "checkpoint" && resumed.interrupted?.kind === "tool" ? resumed.interrupted : null;
     const tools = toolSpecs(input.tools);
+    // Whether the messages sent to the run were read for the next model call already.
+    let taken = false;
     for (;;) {
       while (progress.pending.length > 0) {
         const call = progress.pending[0]!;
         await this.toolCall(call, input, context, progress, rerun);
         rerun = null;
       }
+      if (!taken) await takeMessages(context, progress);
+      taken = false;
       if (progress.calls >= input.maxSteps) {
         throw new RunFailure(
           "executor_failed",
@@ -181,6 +193,10 @@ export class AgentExecutor implements Executor {
       progress.messages.push(assistantMessage(reply));
       progress.logged = progress.messages.length;
       if (reply.toolCalls.length === 0) {
+        // A message sent while the model answered is answered too before the run ends, if the
+        // budget leaves a call for it: an answer had is never given up for a failure.
+        taken = progress.calls < input.maxSteps && (await takeMessages(context, progress));
+        if (taken) continue;
         const output: AgentOutput = { answer: reply.content, messages: conversation(progress) };
         return { output };
       }
@@ -201,7 +217,7 @@ export class AgentExecutor implements Executor {
     if (input.system && carried.length === 0) messages.push({ role: "system", content: input.system });
     messages.push({ role: "user", content: input.prompt });
     const from = previous && carried.length > 0 ? { runId: previous.id, messages: carried.length } : null;
-    return { carried, from, messages, calls: 0, pending: [], logged: 0 };
+    return { carried, from, messages, calls: 0, pending: [], logged: 0, steered: 0 };
   }
 
   /** A parked agent's conversation, with the answer to the client tool it waited for. */
@@ -215,6 +231,7 @@ export class AgentExecutor implements Executor {
       calls: saved.calls,
       pending: saved.pending,
       logged: saved.logged ?? 0,
+      steered: saved.steered ?? 0,
     };
     const call = progress.pending[0]!;
     await this.clientToolAnswered(call, parseArguments(call) ?? {}, toolResult, context, progress);
@@ -312,6 +329,7 @@ const fromCheckpoint = async (
   calls: state.calls,
   pending: [...state.pending],
   logged: log.length,
+  steered: state.steered ?? 0,
 });
 
 /** What a parked wait saves of the progress: all of it, the carried part by its reference. */
@@ -322,6 +340,19 @@ const parkedOf = (progress: AgentProgress): ParkedAgent => ({
   logged: progress.logged,
   ...carriedRef(progress),
 });
+
+/**
+ * The messages sent to the run since the last it took join the conversation, in their order, as
+ * the user's (docs/spec.md §5, *Steering*); true when there were any. They are logged with the next
+ * checkpoint, which names the last one taken: an attempt that goes on from an earlier checkpoint
+ * reads them again, one that goes on from a later one does not.
+ */
+async function takeMessages(context: ExecutionContext, progress: AgentProgress): Promise<boolean> {
+  const messages = await context.messages(progress.steered);
+  for (const m of messages) progress.messages.push({ role: "user", content: m.content });
+  if (messages.length > 0) progress.steered = messages[messages.length - 1]!.id;
+  return messages.length > 0;
+}
 
 /** The calls and pending tool calls once the first pending one is answered. */
 const answered = (progress: AgentProgress): AgentCheckpoint => ({

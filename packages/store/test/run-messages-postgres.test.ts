@@ -1,0 +1,5 @@
+// @module-tag system
+
+import { runMessagesContract } from "./run-messages.contract";
+
+runMessagesContract(["postgres"]);
