@@ -12,6 +12,7 @@ import {
   storedCheckpoints,
   uniqueSleep,
   waitFor,
+  workspaceDir,
 } from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -196,7 +197,7 @@ describe("a session's conversation across its agent runs", () => {
   it("an agent run interrupted after its second tool call by a submission with ifBusy interrupt: the next run's first call carries its conversation and what stopped it", async () => {
     const t = await start();
     // The second command waits for a file the test writes once the interrupt is in.
-    const gate = join(t.env.OAH_DATA_DIR!, ".openharness", "workspaces", "interrupted", "go");
+    const gate = join(workspaceDir(t.env, "interrupted"), "go");
     model.reply(
       shellCall("c1", "echo one"),
       shellCall("c2", "while [ ! -f go ]; do sleep 0.05; done; echo two"),

@@ -30,6 +30,7 @@ import {
   startOah,
   uniqueSleep,
   waitFor,
+  workspaceDir,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
@@ -134,7 +135,7 @@ describe("commands of runs on oah-api (embedded, SQLite)", () => {
     for (const cleanup of cleanups.splice(0)) cleanup();
   });
 
-  const workspace = (id: string) => join(t!.env.OAH_DATA_DIR!, ".openharness", "workspaces", id);
+  const workspace = (id: string) => workspaceDir(t!.env, id);
 
   it("a step sees nothing of its host (environment, store, other workspaces) and writes only its workspace", async () => {
     // A data directory outside /tmp, which the jail replaces anyway, as a host's would be.

@@ -3,7 +3,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OahApiError } from "@oah/client";
-import { type FakeModel, type FakeReply, startFakeModel, waitForWorkspaceFile } from "@oah/testing";
+import {
+  type FakeModel,
+  type FakeReply,
+  startFakeModel,
+  waitForWorkspaceFile,
+  workspaceDir,
+} from "@oah/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiUnderTest, startApi } from "./support";
 
@@ -16,7 +22,7 @@ const gatedCommand = (name: string) =>
   `touch ${name}.started; while [ ! -f ${name}.go ]; do sleep 0.02; done; echo ${name}`;
 
 const release = (t: ApiUnderTest, workspaceId: string, name: string) =>
-  writeFileSync(join(t.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, `${name}.go`), "");
+  writeFileSync(join(workspaceDir(t.env, workspaceId), `${name}.go`), "");
 
 /**
  * Steering a running agent (docs/spec.md §5) on a real oah-api, commands in their jails, on the

@@ -16,6 +16,7 @@ import {
   startSplitDeployment,
   waitFor,
   waitForWorkspaceFile,
+  workspaceDir,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientOf, FAST_RECOVERY } from "./support";
@@ -77,8 +78,7 @@ describe("durable runs fenced (split mode, Redis and PostgreSQL)", () => {
     d = redis = postgres = network = thaw = undefined;
   });
 
-  const workspaceFile = (workspaceId: string, name: string) =>
-    join(d!.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, name);
+  const workspaceFile = (workspaceId: string, name: string) => join(workspaceDir(d!.env, workspaceId), name);
 
   /** Submits the marking run and waits until the first host is in its third step. */
   async function startMarkedRun(workspaceId: string): Promise<Run> {

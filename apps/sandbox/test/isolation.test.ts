@@ -10,6 +10,7 @@ import {
   startSplitDeployment,
   uniqueSleep,
   waitFor,
+  workspaceDir,
 } from "@oah/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientOf, FAST_RECOVERY } from "./support";
@@ -49,7 +50,7 @@ describe("one execution at a time, side effects included (split mode, Redis and 
   });
 
   const marks = (workspaceId: string) =>
-    readFileSync(join(d!.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, "marks"), "utf8");
+    readFileSync(join(workspaceDir(d!.env, workspaceId), "marks"), "utf8");
 
   async function startMarkedRuns(count: number): Promise<MarkedRun[]> {
     const runs: MarkedRun[] = [];

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeModel, isTerminal, readMarks, startFakeModel, waitFor } from "@oah/testing";
+import { type FakeModel, isTerminal, readMarks, startFakeModel, waitFor, workspaceDir } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOahApiError, type OahClient, type Run } from "../src";
 
@@ -147,9 +147,14 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
 
     it("reject: 50 submissions at once into an idle session, exactly one admitted, 49 session_busy naming it", async () => {
       const s = session();
+      // The admitted run holds the session until the test lets it end: it never ends while
+      // submissions are still being decided.
+      const held = {
+        input: { steps: [{ type: "shell" as const, command: "while [ ! -f go ]; do sleep 0.05; done" }] },
+      };
       const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          submit(s, `r${i}`, 1, "reject").then(
+        Array.from({ length: 50 }, () =>
+          d.oah.submit(s.sessionId, { workspaceId: s.workspaceId, ifBusy: "reject", ...held }).then(
             (made) => ({ made: made.run }),
             (error: unknown) => ({ error }),
           ),
@@ -163,6 +168,9 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
         expect(isOahApiError(error, "session_busy")).toBe(true);
         expect(error).toMatchObject({ status: 409, runId: made[0]!.id });
       }
+      // Its workspace is there once it runs.
+      await d.oah.wait(made[0]!.id, { until: ["running"] });
+      writeFileSync(join(workspaceDir(d.env, s.workspaceId), "go"), "");
       await ended(made);
       expect((await d.oah.listRuns(s.sessionId)).items.map((r) => r.id)).toEqual([made[0]!.id]);
       // Counted by policy and outcome (the only rejects of this deployment).
@@ -194,7 +202,7 @@ export function busySessionsContract(name: string, start: StartBusyDeployment): 
 
     it("steer: 20 messages at once and a steering submission join the executing agent run, each once in its next model call, in their order; 409 run_already_ended after", async () => {
       const s = session();
-      const gate = join(d.env.OAH_DATA_DIR!, ".openharness", "workspaces", s.workspaceId, "go");
+      const gate = join(workspaceDir(d.env, s.workspaceId), "go");
       model.reply(
         {
           toolCalls: [

@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SplitDeployment } from "./deployment";
+import { workspaceDir } from "./durable-runs";
 import type { OahProcess } from "./processes";
 import { getRun } from "./runs";
 
@@ -32,7 +33,7 @@ export async function crashAsked(
   runId: string,
   workspaceId: string,
 ): Promise<OahProcess | null> {
-  const request = join(d.env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, "crash");
+  const request = join(workspaceDir(d.env, workspaceId), "crash");
   if (!existsSync(request)) return null;
   const run = await getRun(d.client, runId);
   const pid = hostPidOf(run.workerId);

@@ -32,9 +32,13 @@ export const withoutSleep = (label: string) => ({
   input: { steps: [{ type: "shell" as const, command: `touch ${label}.slept` }] },
 });
 
+/** Where the commands of `workspaceId`'s runs execute, for a deployment of this environment. */
+export const workspaceDir = (env: Record<string, string>, workspaceId: string): string =>
+  join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId);
+
 /** The marks left in `workspaceId` so far, a line each (empty before the first). */
 export function readMarks(env: Record<string, string>, workspaceId: string): string[] {
-  const path = join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, MARKS);
+  const path = join(workspaceDir(env, workspaceId), MARKS);
   return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
 }
 

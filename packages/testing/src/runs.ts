@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/contract";
 import type { SplitDeployment } from "./deployment";
+import { workspaceDir } from "./durable-runs";
 import { type ApiClient, waitFor } from "./http";
 
 /**
@@ -91,7 +92,7 @@ export function waitForWorkspaceFile(
   workspaceId: string,
   name: string,
 ): Promise<true> {
-  const path = join(env.OAH_DATA_DIR!, ".openharness", "workspaces", workspaceId, name);
+  const path = join(workspaceDir(env, workspaceId), name);
   return waitFor(`${workspaceId}/${name}`, async () => existsSync(path));
 }
 

@@ -3,9 +3,9 @@ import type {
   DeadLetters,
   DeadLettersInput,
   ListStorageRunsInput,
+  MessagePosted,
   ModelUsageHour,
   ModelUsageInput,
-  MessagePosted,
   RequeueAccepted,
   RequeueItem,
   Run,
@@ -144,7 +144,10 @@ export class RunService {
         ...(outcome.steered ? { steered: outcome.steered } : {}),
       };
       if (outcome.steered)
-        this.options.observers.submissionWithoutRun?.({ ifBusy: accepted[i]!.asked.ifBusy, outcome: "steered" });
+        this.options.observers.submissionWithoutRun?.({
+          ifBusy: accepted[i]!.asked.ifBusy,
+          outcome: "steered",
+        });
       if (outcome.created) made.push(outcome);
     }
     await this.enqueueSubmitted(made);

@@ -92,9 +92,7 @@ export async function finishStep(
   if (!checkpoint && !usage) return (await db.run(ending)) === 1;
   if (db.dialect === "postgres") {
     // One statement: the end, then what comes with it, written only if the end was.
-    const counted = usage
-      ? sql`, counted AS (${countModelCall(db, claim, usage, at, sql`FROM ended`)})`
-      : sql``;
+    const counted = usage ? sql`, counted AS (${countModelCall(claim, usage, at, sql`FROM ended`)})` : sql``;
     const saved = checkpoint
       ? sql`${insertCheckpoint(db, claim, sql`ended.id`, checkpoint, at, sql`FROM ended`)} RETURNING 1`
       : sql`SELECT 1 FROM ended`;
@@ -103,7 +101,7 @@ export async function finishStep(
   return db.transaction(async (tx) => {
     if ((await tx.run(ending)) !== 1) return false;
     // SQLite reads ON CONFLICT after a bare SELECT as a join's ON: the WHERE ends the SELECT.
-    if (usage) await tx.run(countModelCall(tx, claim, usage, at, sql`WHERE true`));
+    if (usage) await tx.run(countModelCall(claim, usage, at, sql`WHERE true`));
     if (checkpoint) await tx.run(insertCheckpoint(tx, claim, sql`${stepId}`, checkpoint, at, sql``));
     return true;
   });

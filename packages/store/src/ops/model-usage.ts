@@ -1,6 +1,5 @@
 import type { ModelUsageHour } from "@oah/contract";
 import { type SQL, sql } from "drizzle-orm";
-import type { SqlClient } from "../sql/client";
 import type { Claim } from "./claim";
 import type { OpContext } from "./context";
 
@@ -18,13 +17,7 @@ const HOUR_MS = 3_600_000;
  * for the fence). Every call of a workspace in an hour adds to one row: on PostgreSQL its lock
  * is held only for that statement.
  */
-export function countModelCall(
-  db: SqlClient,
-  claim: Claim,
-  usage: ModelCallUsage,
-  at: number,
-  source: SQL,
-): SQL {
+export function countModelCall(claim: Claim, usage: ModelCallUsage, at: number, source: SQL): SQL {
   const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
   return sql`INSERT INTO model_usage (workspace_id, hour, calls, prompt_tokens, completion_tokens)
     SELECT (SELECT workspace_id FROM runs WHERE id = ${claim.runId}), CAST(${hour} AS BIGINT), 1,
