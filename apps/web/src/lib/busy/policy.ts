@@ -8,6 +8,7 @@ export const IF_BUSY_TEXT: Record<IfBusy, string> = {
   reject: "reject: refused while the session is busy",
   interrupt: "interrupt: stops the run executing",
   replace: "replace: ends the session's unfinished runs",
+  steer: "steer: a message to the agent run executing",
 };
 
 /** A run's policy worth telling on its page: any but the default, which nobody had to choose. */
