@@ -38,6 +38,8 @@ export const SLOW_RATE_SHARE = 0.5;
 export const SLOW_AFTER_BLOCK_MS = 60_000;
 /** A 429 without a readable Retry-After blocks the calls this long. */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** How many 429s one call takes before it fails with `model_rate_limited`, whatever its Retry-After. */
+export const MAX_THROTTLED_ANSWERS = 5;
 /** What a call's answer is reckoned to cost on top of its prompt until its usage is known. */
 export const COMPLETION_TOKENS_ESTIMATE = 256;
 
