@@ -2,7 +2,7 @@ import { blockCapacity, type ModelCapacity, type ModelLimit, settleTokens, takeC
 
 /**
  * The capacity of each model endpoint under its limits (OAH_MODEL_LIMITS), shared by every host
- * of the deployment (docs/spec.md §12, *Model limits*). The rule is @oah/core's (takeCapacity,
+ * of the deployment (docs/spec.md §6, *Model limits*). The rule is @oah/core's (takeCapacity,
  * settleTokens, blockCapacity); each host gives the limits it is configured with, the same
  * everywhere. Milliseconds are the backend's clock: Redis's own over Redis.
  */

@@ -1,6 +1,6 @@
 /**
  * The limits of a model endpoint (OAH_MODEL_LIMITS), shared by every host of the fleet
- * (docs/spec.md §12, *Model limits*). Null: no limit of that kind.
+ * (docs/spec.md §6, *Model limits*). Null: no limit of that kind.
  */
 export interface ModelLimit {
   requestsPerMinute: number | null;

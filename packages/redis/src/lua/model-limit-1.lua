@@ -1,4 +1,4 @@
--- The capacity of one model under its limits, shared by every host (docs/spec.md §12, *Model
+-- The capacity of one model under its limits, shared by every host (docs/spec.md §6, *Model
 -- limits*): @oah/core's rule (model-limits.ts: takeCapacity, settleTokens, blockCapacity) applied
 -- atomically on Redis's clock. A bucket of requests and one of tokens, each holding a tenth of its
 -- limit a minute and refilling at the other nine tenths over the minute, at half that rate until

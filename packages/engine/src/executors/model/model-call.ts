@@ -15,7 +15,7 @@ import { underLimits } from "./model-limit";
  * `{stepId, index, text}` (index 0, 1, 2… within the call), all shown before the stored
  * `model.completed`, whose `text` is the whole of it. Under OAH_MODEL_LIMITS, a wait for capacity
  * is a `model.waited` event `{stepId, model, ms}` once it ends, and a provider's 429 a
- * `model.throttled` `{stepId, model, retryAfterMs}` before the wait it brings (docs/spec.md §12).
+ * `model.throttled` `{stepId, model, retryAfterMs}` before the wait it brings (docs/spec.md §6, *Model limits*).
  */
 export async function callModel(
   context: ExecutionContext,

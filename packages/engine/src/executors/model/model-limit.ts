@@ -28,7 +28,7 @@ export interface ModelLimits {
 
 const NO_LIMIT: ModelLimit = { requestsPerMinute: null, tokensPerMinute: null };
 
-/** What a limited call records on its run (docs/spec.md §12, *Model limits*). */
+/** What a limited call records on its run (docs/spec.md §6, *Model limits*). */
 export interface LimitRecord {
   waited(ms: number): Promise<unknown>;
   throttled(retryAfterMs: number): Promise<unknown>;
