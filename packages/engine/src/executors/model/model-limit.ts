@@ -58,8 +58,16 @@ export async function underLimits(
   for (let throttled = 0; ; ) {
     const waitStarted = Date.now();
     let slept = false;
+    // A wait that ends, given up or not, is on the run's record.
+    const waited = async () => {
+      if (!slept) return;
+      const ms = Date.now() - waitStarted;
+      observers?.modelWaited?.({ model, ms });
+      await record.waited(ms);
+    };
     for (let waitMs = await limiter.take(model, limit, estimate); waitMs > 0; ) {
       if (Date.now() + waitMs - started > maxWaitMs) {
+        await waited();
         throw new RunFailure(
           "model_rate_limited",
           `no capacity for ${model} under OAH_MODEL_LIMITS within ${maxWaitMs} ms (OAH_MODEL_LIMIT_MAX_WAIT_MS)`,
@@ -69,11 +77,7 @@ export async function underLimits(
       slept = true;
       waitMs = await limiter.take(model, limit, estimate);
     }
-    if (slept) {
-      const waited = Date.now() - waitStarted;
-      observers?.modelWaited?.({ model, ms: waited });
-      await record.waited(waited);
-    }
+    await waited();
     try {
       const reply = await call();
       if (limit.tokensPerMinute !== null) {
