@@ -108,6 +108,22 @@ describe("underLimits", () => {
     expect(h.calls).toEqual([]);
   });
 
+  it("a model named like an object's own property is given no limit, not that property", async () => {
+    const given: ModelLimit[] = [];
+    const limiter = {
+      take: async (_model: string, limit: ModelLimit) => {
+        given.push(limit);
+        return 0;
+      },
+      settle: async () => {},
+      block: async () => {},
+    };
+    const record = { waited: async () => {}, throttled: async () => {} };
+    const limits = { limiter, limits: {}, maxWaitMs: 0 };
+    await underLimits(limits, "constructor", 0, new AbortController().signal, record, async () => REPLY);
+    expect(given).toEqual([{ requestsPerMinute: null, tokensPerMinute: null }]);
+  });
+
   it("corrects the reckoned tokens by the answer's usage", async () => {
     const limit = { requestsPerMinute: null, tokensPerMinute: 6_000 };
     const h = harness({ limit });

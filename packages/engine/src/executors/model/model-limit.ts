@@ -52,7 +52,8 @@ export async function underLimits(
 ): Promise<ModelReply> {
   if (!limits) return call();
   const { limiter, maxWaitMs, observers } = limits;
-  const limit = limits.limits[model] ?? limits.limits["*"] ?? NO_LIMIT;
+  const named = (name: string) => (Object.hasOwn(limits.limits, name) ? limits.limits[name] : undefined);
+  const limit = named(model) ?? named("*") ?? NO_LIMIT;
   const estimate = estimateTokens(promptChars);
   const started = Date.now();
   for (let throttled = 0; ; ) {
