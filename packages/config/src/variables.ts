@@ -50,6 +50,31 @@ const hooksJson = z
   })
   .pipe(z.array(hookSchema).max(64));
 
+const perMinute = z.number().int().min(1).max(1_000_000_000);
+
+/** OAH_MODEL_LIMITS: a JSON object of model names to their limits a minute. */
+const modelLimitsJson = z
+  .string()
+  .transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object of model names to limits" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().min(1),
+      z
+        .strictObject({ requestsPerMinute: perMinute.optional(), tokensPerMinute: perMinute.optional() })
+        .transform((limit) => ({
+          requestsPerMinute: limit.requestsPerMinute ?? null,
+          tokensPerMinute: limit.tokensPerMinute ?? null,
+        })),
+    ),
+  );
+
 /**
  * A JSON object of workspace ids to numbers that `value` accepts (`what` says which);
  * built with Object.fromEntries, so that any workspace id, "__proto__" too, is kept.
@@ -412,6 +437,17 @@ export const OAH_VARIABLES = {
     }),
   },
   modelTimeoutMs: models("OAH_MODEL_TIMEOUT_MS", int(1), { default: 120_000, description: "one model call" }),
+  modelLimits: models("OAH_MODEL_LIMITS", modelLimitsJson, {
+    default: {},
+    shownDefault: "`{}` (none)",
+    description:
+      'the limits of each model asked for, shared by every host: a JSON object of model names to `{"requestsPerMinute": n, "tokensPerMinute": n}` (either may be left out); a call waits for capacity, and a 429 blocks every host for its Retry-After ([spec §6](spec.md#model-limits))',
+  }),
+  modelLimitMaxWaitMs: models("OAH_MODEL_LIMIT_MAX_WAIT_MS", int(0), {
+    default: 300_000,
+    description:
+      "how long one model call may wait for capacity under OAH_MODEL_LIMITS (Retry-After included) before it fails with `model_rate_limited`",
+  }),
   hooks: models("OAH_HOOKS", hooksJson, {
     default: [],
     description: "hooks, a JSON array (see [Models and hooks](#models-and-hooks))",

@@ -93,6 +93,21 @@ describe("loadConfig", () => {
       { fairShare: { weights: { "team-a": 3, "team.b": 0.5 }, caps: { "team-a": 4 } } },
     ],
     [
+      "model limits, either kind left out",
+      {
+        OAH_MODEL_LIMITS:
+          '{"gpt-4o": {"requestsPerMinute": 500, "tokensPerMinute": 300000}, "*": {"requestsPerMinute": 60}}',
+        OAH_MODEL_LIMIT_MAX_WAIT_MS: "30000",
+      },
+      {
+        modelLimits: {
+          "gpt-4o": { requestsPerMinute: 500, tokensPerMinute: 300_000 },
+          "*": { requestsPerMinute: 60, tokensPerMinute: null },
+        },
+        modelLimitMaxWaitMs: 30_000,
+      },
+    ],
+    [
       "other caps of event streams",
       { OAH_MAX_STREAMS: "200", OAH_MAX_STREAMS_PER_ADDRESS: "50", OAH_MAX_STREAMS_PER_TOKEN: "5" },
       { streamCaps: { total: 200, perAddress: 50, perCaller: 5 } },
@@ -250,6 +265,13 @@ describe("loadConfig", () => {
       /OAH_WORKSPACE_MAX_CONCURRENT: "a": must be whole numbers of 1 or more/,
     ],
     ["a cap of 0", { OAH_WORKSPACE_MAX_CONCURRENT: '{"a": 0}' }, /OAH_WORKSPACE_MAX_CONCURRENT/],
+    [
+      "model limits that are not JSON",
+      { OAH_MODEL_LIMITS: "gpt-4o=500" },
+      /OAH_MODEL_LIMITS: must be a JSON object/,
+    ],
+    ["a limit of 0 a minute", { OAH_MODEL_LIMITS: '{"m": {"requestsPerMinute": 0}}' }, /OAH_MODEL_LIMITS/],
+    ["a limit of an unknown kind", { OAH_MODEL_LIMITS: '{"m": {"rpm": 10}}' }, /OAH_MODEL_LIMITS/],
     ["no event stream at all", { OAH_MAX_STREAMS_PER_TOKEN: "0" }, /OAH_MAX_STREAMS_PER_TOKEN/],
   ])("refuses %s", (_name, env, message) => {
     expect(() => load(env)).toThrow(ConfigError);

@@ -3,6 +3,7 @@ import type { EventBus } from "./event-bus";
 import type { HostLeases } from "./host-leases";
 import type { HostOrders } from "./host-orders";
 import type { MaintenanceLock } from "./maintenance-lock";
+import type { ModelLimiter } from "./model-limiter";
 import type { PoolBoard } from "./pool-board";
 import type { RunSignalBus } from "./run-signal-bus";
 import type { SessionQueue } from "./session-queue";
@@ -32,6 +33,8 @@ export interface Backend {
   readonly leases: HostLeases;
   /** The orders to worker hosts (cordon, drain). */
   readonly orders: HostOrders;
+  /** The capacity of the model endpoints under their limits (OAH_MODEL_LIMITS), shared by every host. */
+  readonly modelLimiter: ModelLimiter;
   /** How the API reaches the fleet's controllers; null where none can run. */
   readonly controller: ControllerChannel | null;
   /** Closes every part: their listeners, their connections. */

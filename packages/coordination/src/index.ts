@@ -7,6 +7,7 @@ export { type HostOrders, LocalHostOrders } from "./host-orders";
 export { type LocalBackendOptions, localBackend } from "./local-backend";
 export { localMaintenanceLock, type MaintenanceLock } from "./maintenance-lock";
 export { MemorySessionQueue, type MemorySessionQueueOptions } from "./memory-session-queue";
+export { LocalModelLimiter, type ModelLimiter } from "./model-limiter";
 export type { PoolBoard } from "./pool-board";
 export { LocalRunSignalBus, type RunSignal, type RunSignalBus } from "./run-signal-bus";
 export type * from "./session-queue";

@@ -5,6 +5,7 @@ import { LocalHostLeases } from "./host-leases";
 import { LocalHostOrders } from "./host-orders";
 import { localMaintenanceLock } from "./maintenance-lock";
 import { MemorySessionQueue } from "./memory-session-queue";
+import { LocalModelLimiter } from "./model-limiter";
 import { LocalRunSignalBus } from "./run-signal-bus";
 
 export interface LocalBackendOptions {
@@ -32,6 +33,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
     workers: null,
     leases: new LocalHostLeases(),
     orders: new LocalHostOrders(),
+    modelLimiter: new LocalModelLimiter(),
     controller: null,
     async close() {
       await queue.close();

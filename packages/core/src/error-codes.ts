@@ -6,6 +6,9 @@ export const RUN_ERROR_CODES = [
   "tool_failed",
   "model_timed_out",
   "model_failed",
+  // A model call found no capacity under OAH_MODEL_LIMITS within OAH_MODEL_LIMIT_MAX_WAIT_MS, or the
+  // provider kept answering 429 (docs/spec.md §6, *Model limits*).
+  "model_rate_limited",
   "hook_execution_failed",
   "executor_failed",
   "invalid_run_transition",

@@ -16,6 +16,8 @@ export const RUN_EVENT_TYPES = [
   "model.started",
   "model.completed",
   "model.failed",
+  "model.waited",
+  "model.throttled",
   "hook.notice",
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];

@@ -10,6 +10,7 @@ export * from "./fleet-sizing";
 export * from "./host-state";
 export * from "./id-patterns";
 export * from "./jams";
+export * from "./model-limits";
 export * from "./pool-sizing";
 export * from "./queue-entry";
 export * from "./queue-pressure";

@@ -42,6 +42,7 @@ export { createEngine, type EngineOptions, type EngineServices, type RunEngine }
 export { AgentExecutor, type AgentExecutorOptions, type AgentOutput } from "./executors/agent/agent-executor";
 export type { ExecutionContext, ExecutionResult, Executor, RunJournal } from "./executors/executor";
 export type { ChatMessage, ModelEndpoint, ToolCall } from "./executors/model/model-client";
+export type { ModelLimits } from "./executors/model/model-limit";
 export { ScriptExecutor, type ScriptExecutorOptions } from "./executors/script/script-executor";
 export { type HookDefinition, HookRunner } from "./hooks/hook-runner";
 export type { JamService } from "./jams/jam-service";

@@ -35,6 +35,10 @@ export interface EngineObservers {
   claimedAhead?(event: { outcome: "taken" | "put_back" | "empty" }): void;
   /** A stored event went out on a stream this long after it was written (its `at`). */
   eventStreamed?(event: { delayMs: number }): void;
+  /** A model call waited this long for capacity under OAH_MODEL_LIMITS. */
+  modelWaited?(event: { model: string; ms: number }): void;
+  /** The model endpoint answered a call with 429. */
+  modelThrottled?(event: { model: string }): void;
   /** A maintenance task ran here, was skipped (another host holds its lock), or failed. */
   maintenanceRan?(event: { task: string; outcome: "done" | "skipped" | "failed"; durationMs: number }): void;
 }

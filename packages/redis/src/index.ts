@@ -6,6 +6,7 @@ export { RedisHostLeases } from "./coordination/host-leases";
 export { RedisHostOrders } from "./coordination/host-orders";
 export { type LeaderView, RedisLeaderLease } from "./coordination/leader-lease";
 export { RedisMaintenanceLock } from "./coordination/maintenance-lock";
+export { RedisModelLimiter } from "./coordination/model-limiter";
 export { RedisPoolBoard } from "./coordination/pool-board";
 export { RedisRunSignalBus } from "./coordination/run-signal-bus";
 export { RedisWorkerRegistry } from "./coordination/worker-registry";

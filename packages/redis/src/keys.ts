@@ -63,6 +63,8 @@ export function redisKeys(prefix: string) {
     controllerState: `${base}controller:state`,
     /** hostId → the order (cordon, drain) given to that worker host. */
     hostOrders: `${base}host-orders`,
+    /** A model's capacity under its limits (lua/model-limit-1.lua). */
+    modelLimit: (model: string) => `${base}model-limit:${model}`,
     /** rolloutId → rollout JSON, and the ids of those not finished, in the order asked. */
     rollouts: `${base}rollouts`,
     rolloutQueue: `${base}rollout-queue`,

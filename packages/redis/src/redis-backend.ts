@@ -6,6 +6,7 @@ import { RedisEventBus } from "./coordination/event-bus";
 import { RedisHostLeases } from "./coordination/host-leases";
 import { RedisHostOrders } from "./coordination/host-orders";
 import { RedisMaintenanceLock } from "./coordination/maintenance-lock";
+import { RedisModelLimiter } from "./coordination/model-limiter";
 import { RedisPoolBoard } from "./coordination/pool-board";
 import { RedisRunSignalBus } from "./coordination/run-signal-bus";
 import { RedisWorkerRegistry } from "./coordination/worker-registry";
@@ -31,6 +32,7 @@ export interface RedisBackend extends Backend {
   readonly workers: RedisWorkerRegistry;
   readonly leases: RedisHostLeases;
   readonly orders: RedisHostOrders;
+  readonly modelLimiter: RedisModelLimiter;
   readonly controller: RedisControllerChannel;
 }
 
@@ -68,6 +70,7 @@ export function redisBackend(redis: RedisClient, options: RedisBackendOptions): 
   const leases = new OnFirstUse(() => new RedisHostLeases(redis, prefix));
   const orders = new OnFirstUse(() => new RedisHostOrders(redis, prefix));
   const controller = new OnFirstUse(() => new RedisControllerChannel(redis, prefix));
+  const modelLimiter = new OnFirstUse(() => new RedisModelLimiter(redis, prefix));
   return {
     kind: "redis",
     get queue() {
@@ -93,6 +96,9 @@ export function redisBackend(redis: RedisClient, options: RedisBackendOptions): 
     },
     get orders() {
       return orders.get();
+    },
+    get modelLimiter() {
+      return modelLimiter.get();
     },
     get controller() {
       return controller.get();

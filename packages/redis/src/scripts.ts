@@ -13,6 +13,7 @@ import settle from "./lua/includes/settle.lua";
 import workspaceKeys from "./lua/includes/workspace-keys.lua";
 import inspect from "./lua/inspect-3.lua";
 import leaderLease from "./lua/leader-lease-2.lua";
+import modelLimit from "./lua/model-limit-1.lua";
 import pressure from "./lua/pressure-3.lua";
 import readyByWorkspace from "./lua/ready-by-workspace-2.lua";
 import readyStranded from "./lua/ready-stranded-3.lua";
@@ -58,6 +59,7 @@ const SCRIPTS = {
   oahReleaseHeld: { numberOfKeys: 1, lua: releaseHeld },
   oahLeaderLease: { numberOfKeys: 2, lua: leaderLease },
   oahFencedHset: { numberOfKeys: 2, lua: fencedHset },
+  oahModelLimit: { numberOfKeys: 1, lua: modelLimit },
 } as const;
 
 type Arg = string | number;

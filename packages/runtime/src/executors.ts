@@ -6,6 +6,7 @@ import {
   type Executor,
   HookRunner,
   type ModelEndpoint,
+  type ModelLimits,
   ScriptExecutor,
 } from "@oah/engine";
 
@@ -27,14 +28,20 @@ function cleanEnv(run: Run): NodeJS.ProcessEnv {
 
 /**
  * The executors a worker host offers, by name. Where `commands` runs none (a NoCommands),
- * shell and hook steps and the agent's shell tool fail the run with its code.
+ * shell and hook steps and the agent's shell tool fail the run with its code. Their model calls
+ * share the deployment's capacity under OAH_MODEL_LIMITS through `limits.limiter`.
  */
-export function createExecutors(config: OahConfig, commands: CommandRunner): Map<string, Executor> {
+export function createExecutors(
+  config: OahConfig,
+  commands: CommandRunner,
+  limits: Pick<ModelLimits, "limiter" | "observers">,
+): Map<string, Executor> {
   const model: ModelEndpoint = {
     baseUrl: config.model.baseUrl,
     model: config.model.name,
     apiKey: config.model.apiKey,
     timeoutMs: config.modelTimeoutMs,
+    limits: { ...limits, limits: config.modelLimits, maxWaitMs: config.modelLimitMaxWaitMs },
   };
   const shared = {
     toolTimeoutMs: config.toolTimeoutMs,

@@ -222,6 +222,19 @@ export function createMetrics({
     help: "Model tokens of completed model calls that attempts going on from a checkpoint did not spend again",
     registers: [registry],
   });
+  const modelWaits = new Histogram({
+    name: "oah_model_limit_wait_seconds",
+    help: "Waits of model calls for capacity under OAH_MODEL_LIMITS on this host, by model",
+    labelNames: ["model"],
+    buckets: [0.01, 0.1, 0.5, 2, 10, 60, 300],
+    registers: [registry],
+  });
+  const modelThrottled = new Counter({
+    name: "oah_model_throttled_total",
+    help: "Model calls of this host the model endpoint answered with 429, by model",
+    labelNames: ["model"],
+    registers: [registry],
+  });
   const http = new Histogram({
     name: "oah_http_request_duration_seconds",
     help: "HTTP requests by route and status",
@@ -262,6 +275,8 @@ export function createMetrics({
       },
       claimedAhead: ({ outcome }) => claimedAhead.inc({ outcome }),
       eventStreamed: ({ delayMs }) => streamDelay.observe(delayMs / 1000),
+      modelWaited: ({ model, ms }) => modelWaits.observe({ model }, ms / 1000),
+      modelThrottled: ({ model }) => modelThrottled.inc({ model }),
       maintenanceRan: ({ task, outcome, durationMs }) => {
         maintenanceRuns.inc({ task, outcome });
         if (outcome !== "skipped") maintenanceDuration.observe({ task }, durationMs / 1000);

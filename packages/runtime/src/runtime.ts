@@ -150,15 +150,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     config.databaseUrl && role !== "api-only"
       ? openLocalJournal(sqliteFileFor(config.dataDir), hostId, logger)
       : {};
+  const observers = combineObservers(options.observers ?? {}, journal);
   const engine = createEngine({
     hostId,
     clock,
     store,
     backend,
-    executors: createExecutors(config, commands.runs),
+    executors: createExecutors(config, commands.runs, { limiter: backend.modelLimiter, observers }),
     hooks: createHookRunner(config, commands.hooks),
     logger,
-    observers: combineObservers(options.observers ?? {}, journal),
+    observers,
     pool: poolOptions(config, role),
     workspaceRoot,
     commands: commands.availability,

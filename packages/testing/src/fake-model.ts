@@ -10,6 +10,8 @@ export interface FakeReply {
   stall?: boolean;
   /** Answer with this HTTP status and no stream. */
   status?: number;
+  /** With `status`: the Retry-After header sent (a 429's, in seconds or an HTTP date). */
+  retryAfter?: string;
   /** Answer in one piece, as plain JSON (a service that does not stream). */
   whole?: boolean;
   /** Answer only once this settles: a call the test keeps in flight until it lets it end. */
@@ -32,9 +34,17 @@ export interface FakeModelRequest {
   closedEarly: Promise<void>;
 }
 
+/** A request as it came: when (epoch ms), and the status it was answered with. */
+export interface FakeModelArrival {
+  at: number;
+  status: number;
+}
+
 export interface FakeModel {
   url: string;
   requests: FakeModelRequest[];
+  /** Every request, `respond` or not, in the order they came: a few numbers each. */
+  arrivals: FakeModelArrival[];
   /** Queues answers, used in order by the next requests. */
   reply(...replies: FakeReply[]): void;
   close(): Promise<void>;
@@ -156,12 +166,15 @@ export interface FakeModelOptions {
 export async function startFakeModel(options: FakeModelOptions = {}): Promise<FakeModel> {
   const queue: FakeReply[] = [];
   const requests: FakeModelRequest[] = [];
+  const arrivals: FakeModelArrival[] = [];
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => {
       raw += c.toString();
     });
     let finished = false;
+    const arrival: FakeModelArrival = { at: Date.now(), status: 200 };
+    arrivals.push(arrival);
     req.on("end", () => {
       const closedEarly = new Promise<void>((resolve) => {
         res.on("close", () => {
@@ -173,6 +186,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       const unanswered = unansweredToolCalls(body.messages);
       if (unanswered.length > 0) {
         finished = true;
+        arrival.status = 400;
         res.writeHead(400, { "content-type": "application/json" });
         res.end(
           JSON.stringify({
@@ -192,7 +206,11 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       if (res.destroyed) return;
       if (reply.status || reply.whole) {
         finished = true;
-        res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+        arrival.status = reply.status ?? 200;
+        res.writeHead(reply.status ?? 200, {
+          "content-type": "application/json",
+          ...(reply.retryAfter !== undefined ? { "retry-after": reply.retryAfter } : {}),
+        });
         res.end(
           JSON.stringify(reply.status ? { error: { message: "scripted failure" } } : wholeAnswer(reply)),
         );
@@ -209,6 +227,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    arrivals,
     reply: (...replies) => queue.push(...replies),
     close: () =>
       new Promise<void>((resolve) => {

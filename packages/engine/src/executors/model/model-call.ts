@@ -7,12 +7,15 @@ import {
   type ModelReply,
   type ToolSpec,
 } from "./model-client";
+import { underLimits } from "./model-limit";
 
 /**
  * A model call with its record: a `model` step and the model.started / completed / failed
  * events, and the answer's text as it is written in live `model.delta` events
  * `{stepId, index, text}` (index 0, 1, 2… within the call), all shown before the stored
- * `model.completed`, whose `text` is the whole of it.
+ * `model.completed`, whose `text` is the whole of it. Under OAH_MODEL_LIMITS, a wait for capacity
+ * is a `model.waited` event `{stepId, model, ms}` once it ends, and a provider's 429 a
+ * `model.throttled` `{stepId, model, retryAfterMs}` before the wait it brings (docs/spec.md §6, *Model limits*).
  */
 export async function callModel(
   context: ExecutionContext,
@@ -27,8 +30,20 @@ export async function callModel(
   await journal.event("model.started", { stepId, model: endpoint.model, messages: messages.length });
   try {
     let index = 0;
-    const reply = await chatCompletion(endpoint, messages, tools, context.signal, (text) =>
-      context.live("model.delta", { stepId, index: index++, text }),
+    const model = endpoint.model;
+    const reply = await underLimits(
+      endpoint.limits,
+      model,
+      JSON.stringify(messages).length + JSON.stringify(tools).length,
+      context.signal,
+      {
+        waited: (ms) => journal.event("model.waited", { stepId, model, ms }),
+        throttled: (retryAfterMs) => journal.event("model.throttled", { stepId, model, retryAfterMs }),
+      },
+      () =>
+        chatCompletion(endpoint, messages, tools, context.signal, (text) =>
+          context.live("model.delta", { stepId, index: index++, text }),
+        ),
     );
     const usage = reply.usage;
     if (stepId !== null) {

@@ -1,4 +1,6 @@
+import { retryAfterHeaderMs } from "@oah/core";
 import { RunFailure } from "../../run-failure";
+import { type ModelLimits, ModelThrottled } from "./model-limit";
 
 /** A chat message in the OpenAI chat-completions shape. */
 export interface ChatMessage {
@@ -38,6 +40,8 @@ export interface ModelEndpoint {
   model: string;
   apiKey: string | undefined;
   timeoutMs: number;
+  /** OAH_MODEL_LIMITS and the fleet's capacity under them; none: calls are never held back. */
+  limits?: ModelLimits;
 }
 
 interface StreamChunk {
@@ -131,7 +135,8 @@ async function readStream(
  * One streamed chat completion; `onText` is given each piece of the answer's text as it
  * arrives (nothing when the endpoint answers in one piece, as plain JSON). Aborted with
  * `signal` (the run's cancel or timeout: the HTTP request is closed), or by the per-call
- * timeout, which fails with `model_timed_out`; any other failure is `model_failed`.
+ * timeout, which fails with `model_timed_out`; a 429 is a ModelThrottled (see underLimits); any
+ * other failure is `model_failed`.
  */
 export async function chatCompletion(
   endpoint: ModelEndpoint,
@@ -166,6 +171,12 @@ export async function chatCompletion(
     });
     if (!res.ok) {
       const text = await res.text().catch(() => "");
+      if (res.status === 429) {
+        throw new ModelThrottled(
+          retryAfterHeaderMs(res.headers.get("retry-after"), Date.now()),
+          `the model endpoint answered 429: ${text.slice(0, 500)}`,
+        );
+      }
       throw new RunFailure(
         "model_failed",
         `the model endpoint answered ${res.status}: ${text.slice(0, 500)}`,
