@@ -40,7 +40,8 @@ describe("a busy session's submissions on the run page", () => {
   it("names every policy, and shows those a submission chose", () => {
     expect(Object.keys(IF_BUSY_TEXT)).toEqual([...IF_BUSY]);
     expect(shownPolicy("enqueue")).toBeNull();
-    for (const p of ["reject", "interrupt", "replace", "steer"] as const) expect(shownPolicy(p)).toBe(IF_BUSY_TEXT[p]);
+    for (const p of ["reject", "interrupt", "replace", "steer"] as const)
+      expect(shownPolicy(p)).toBe(IF_BUSY_TEXT[p]);
   });
 
   it.each([

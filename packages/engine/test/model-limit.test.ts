@@ -20,6 +20,7 @@ function harness(limits: Partial<ModelLimits> & { limit?: ModelLimit } = {}) {
     limiter,
     limits: { m: limits.limit ?? RPM_600 },
     maxWaitMs: limits.maxWaitMs ?? 10_000,
+    unreachable: (_error, model) => observed.push(`unreachable ${model}`),
     observers: {
       modelWaited: () => observed.push("waited"),
       modelThrottled: () => observed.push("throttled"),
@@ -48,6 +49,21 @@ const drain = async (limiter: LocalModelLimiter, n = 60) => {
 };
 
 describe("underLimits", () => {
+  it("calls all the same when the limiter cannot be reached (Redis down), and says so", async () => {
+    const down = new Error("connect ECONNREFUSED");
+    const h = harness({
+      limiter: {
+        take: () => Promise.reject(down),
+        settle: () => Promise.reject(down),
+        block: () => Promise.reject(down),
+      },
+      limit: { requestsPerMinute: 1, tokensPerMinute: 100 },
+    });
+    expect(await h.run()).toBe(REPLY);
+    expect(h.calls).toHaveLength(1);
+    expect(h.observed).toEqual(["unreachable m", "unreachable m"]);
+  });
+
   it("calls at once while there is capacity, recording no wait", async () => {
     const h = harness();
     expect(await h.run()).toBe(REPLY);

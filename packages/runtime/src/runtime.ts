@@ -156,7 +156,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     store,
     backend,
-    executors: createExecutors(config, commands.runs, { limiter: backend.modelLimiter, observers }),
+    executors: createExecutors(config, commands.runs, {
+      limiter: backend.modelLimiter,
+      observers,
+      unreachable: (error, model) =>
+        logger.warn({ err: error, model }, "model limits could not be read; the call goes on without them"),
+    }),
     hooks: createHookRunner(config, commands.hooks),
     logger,
     observers,

@@ -24,9 +24,36 @@ export interface ModelLimits {
   maxWaitMs: number;
   /** Told of each wait for capacity and each 429 (for /metrics). */
   observers?: Pick<EngineObservers, "modelWaited" | "modelThrottled">;
+  /**
+   * The limiter could not be reached (Redis down): the call goes on unlimited rather than fail
+   * its run, as model calls did before there were limits; told here, for the log.
+   */
+  unreachable?: (error: unknown, model: string) => void;
 }
 
 const NO_LIMIT: ModelLimit = { requestsPerMinute: null, tokensPerMinute: null };
+
+/**
+ * The limiter, but that a call it cannot answer (its store unreachable) lets the model call go:
+ * a limit is a courtesy to the provider, never a reason to fail a run.
+ */
+function failingOpen({ limiter, unreachable }: ModelLimits, model: string): ModelLimiter {
+  const open =
+    <A extends unknown[], T>(op: (...args: A) => Promise<T>, fallback: T) =>
+    async (...args: A): Promise<T> => {
+      try {
+        return await op(...args);
+      } catch (error) {
+        unreachable?.(error, model);
+        return fallback;
+      }
+    };
+  return {
+    take: open(limiter.take.bind(limiter), 0),
+    settle: open(limiter.settle.bind(limiter), undefined),
+    block: open(limiter.block.bind(limiter), undefined),
+  };
+}
 
 /** What a limited call records on its run (docs/spec.md §6, *Model limits*). */
 export interface LimitRecord {
@@ -51,7 +78,8 @@ export async function underLimits(
   call: () => Promise<ModelReply>,
 ): Promise<ModelReply> {
   if (!limits) return call();
-  const { limiter, maxWaitMs, observers } = limits;
+  const { maxWaitMs, observers } = limits;
+  const limiter = failingOpen(limits, model);
   const named = (name: string) => (Object.hasOwn(limits.limits, name) ? limits.limits[name] : undefined);
   const limit = named(model) ?? named("*") ?? NO_LIMIT;
   const estimate = estimateTokens(promptChars);
