@@ -441,7 +441,7 @@ export const OAH_VARIABLES = {
     default: {},
     shownDefault: "`{}` (none)",
     description:
-      'the limits of each model asked for, shared by every host: a JSON object of model names to `{"requestsPerMinute": n, "tokensPerMinute": n}` (either may be left out); a call waits for capacity, and a 429 blocks every host for its Retry-After ([spec §6](spec.md#model-limits))',
+      'the limits of each model asked for, shared by every host: a JSON object of model names to `{"requestsPerMinute": n, "tokensPerMinute": n}` (either may be left out); a call waits for capacity, and a 429 blocks every host for its Retry-After ([spec.md §6](spec.md#6-execution-cancel-timeouts-commands))',
   }),
   modelLimitMaxWaitMs: models("OAH_MODEL_LIMIT_MAX_WAIT_MS", int(0), {
     default: 300_000,
