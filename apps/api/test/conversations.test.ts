@@ -4,18 +4,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Run } from "@oah/client";
 import {
-  type FakeModel,
   type FakeReply,
   IN_FLIGHT_REPLY,
   sleepers,
-  startFakeModel,
   storedCheckpoints,
   uniqueSleep,
   waitFor,
   workspaceDir,
 } from "@oah/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, startApi } from "./support";
+import { describe, expect, it } from "vitest";
+import { type ApiUnderTest, apiPerTestWithModel } from "./support";
 
 const SYSTEM = "You run commands.";
 const shellCall = (id: string, command: string): FakeReply => ({
@@ -29,26 +27,10 @@ const shellCall = (id: string, command: string): FakeReply => ({
  * stand-in answers 400, as providers do, to a tool call without its result.
  */
 describe("a session's conversation across its agent runs", () => {
-  let model: FakeModel;
-  let t: ApiUnderTest | undefined;
-  beforeAll(async () => {
-    model = await startFakeModel();
+  const h = apiPerTestWithModel("sqlite", {
+    OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running",
   });
-  afterAll(() => model.close());
-  afterEach(async () => {
-    await t?.dispose();
-    t = undefined;
-    model.requests.splice(0);
-  });
-
-  const start = async () => {
-    t = await startApi("sqlite", {
-      OAH_STALE_RUN_RECOVERY_STRATEGY: "requeue_running",
-      OAH_MODEL_BASE_URL: model.url,
-      OAH_MODEL_NAME: "fake-1",
-    });
-    return t;
-  };
+  const start = () => h.start();
   const turn = (t: ApiUnderTest, session: string, prompt: string, extra: { timeoutMs?: number } = {}) =>
     t.oah.submit(session, {
       executor: "agent",
@@ -66,27 +48,27 @@ describe("a session's conversation across its agent runs", () => {
 
   it("a third turn killed mid-call resumes with the whole conversation; its checkpoints hold only its own messages, and a fork of it after a fourth turn gets the same", async () => {
     const t = await start();
-    model.reply(shellCall("c1", "echo one"), { content: "one" });
+    h.model.reply(shellCall("c1", "echo one"), { content: "one" });
     const first = (await turn(t, "turns", "Turn 1: say one.")).run;
     await done(t, first);
-    model.reply({ content: "two" });
+    h.model.reply({ content: "two" });
     const second = (await turn(t, "turns", "Turn 2: say two.")).run;
     const secondOut = await done(t, second);
 
     // The third turn's second model call never ends: its host dies while it is in flight.
-    model.reply(shellCall("c3", "echo three"), IN_FLIGHT_REPLY);
+    h.model.reply(shellCall("c3", "echo three"), IN_FLIGHT_REPLY);
     const third = (await turn(t, "turns", "Turn 3: say three.")).run;
-    const before = model.requests.length;
-    await waitFor("the third turn's second model call", async () => model.requests.length === before + 2);
+    const before = h.model.requests.length;
+    await waitFor("the third turn's second model call", async () => h.model.requests.length === before + 2);
     expect(await t.api.stop("SIGKILL")).toBe("SIGKILL");
-    model.reply({ content: "three" });
+    h.model.reply({ content: "three" });
     await t.restart();
     const thirdOut = await done(t, third);
     expect((await t.oah.get(third.id)).attempt).toBe(2);
 
     // The call made again is the one in flight, with the whole conversation of the three turns.
-    const inFlight = model.requests[before + 1]!.body.messages;
-    const resumed = model.requests.at(-1)!.body.messages;
+    const inFlight = h.model.requests[before + 1]!.body.messages;
+    const resumed = h.model.requests.at(-1)!.body.messages;
     expect(resumed).toEqual(inFlight);
     expect(shape(resumed)).toEqual([
       ["system", SYSTEM],
@@ -120,13 +102,13 @@ describe("a session's conversation across its agent runs", () => {
 
     // A fourth turn makes it the session's previous run no longer; a fork of the third from its
     // last model call goes on from the third's checkpoints and sends the same conversation.
-    model.reply({ content: "four" });
+    h.model.reply({ content: "four" });
     await done(t, (await turn(t, "turns", "Turn 4: say four.")).run);
     const lastCall = (await t.oah.steps(third.id)).filter((s) => s.kind === "model").at(-1)!;
-    model.reply({ content: "three, forked" });
+    h.model.reply({ content: "three, forked" });
     const fork = (await t.oah.fork(third.id, { fromStep: lastCall.id })).run;
     const forkOut = await done(t, fork);
-    expect(model.requests.at(-1)!.body.messages).toEqual(resumed);
+    expect(h.model.requests.at(-1)!.body.messages).toEqual(resumed);
     expect(shape(forkOut.messages)).toEqual([...shape(resumed), ["assistant", "three, forked"]]);
   });
 
@@ -134,17 +116,17 @@ describe("a session's conversation across its agent runs", () => {
     const t = await start();
     // Cancelled while its command sleeps: the call has no result.
     const marker = uniqueSleep();
-    model.reply(shellCall("c1", `sleep ${marker}`));
+    h.model.reply(shellCall("c1", `sleep ${marker}`));
     const cancelled = (await turn(t, "cut", "Wait a while.")).run;
     await waitFor("the shell command", async () => sleepers(marker).length > 0);
     await t.oah.cancel(cancelled.id);
     const ended = await t.oah.wait(cancelled.id);
     expect(ended.status).toBe("cancelled");
 
-    model.reply({ content: "I was cut short." });
+    h.model.reply({ content: "I was cut short." });
     const next = (await turn(t, "cut", "Are you there?")).run;
     const nextOut = await done(t, next);
-    const sent = model.requests.at(-1)!.body.messages;
+    const sent = h.model.requests.at(-1)!.body.messages;
     const cancelledWhy = `run ${cancelled.id} was cancelled${ended.errorMessage ? ` (${ended.errorMessage})` : ""}`;
     expect(shape(sent)).toEqual([
       ["system", SYSTEM],
@@ -166,22 +148,22 @@ describe("a session's conversation across its agent runs", () => {
 
     // Timed out while its command sleeps: closed the same way, after what it carried.
     const slow = uniqueSleep();
-    model.reply(shellCall("c2", `sleep ${slow}`));
+    h.model.reply(shellCall("c2", `sleep ${slow}`));
     const timedOut = (await turn(t, "cut", "Wait longer.", { timeoutMs: 1_500 })).run;
     expect(await t.oah.wait(timedOut.id)).toMatchObject({ status: "timed_out", errorCode: "run_timed_out" });
     // Cancelled in its first model call, before any checkpoint: passed over.
-    model.reply(IN_FLIGHT_REPLY);
+    h.model.reply(IN_FLIGHT_REPLY);
     const early = (await turn(t, "cut", "Never mind.")).run;
-    const calls = model.requests.length;
-    await waitFor("the early run's model call", async () => model.requests.length === calls + 1);
+    const calls = h.model.requests.length;
+    await waitFor("the early run's model call", async () => h.model.requests.length === calls + 1);
     await t.oah.cancel(early.id);
     expect((await t.oah.wait(early.id)).status).toBe("cancelled");
 
-    model.reply({ content: "Still here." });
+    h.model.reply({ content: "Still here." });
     const last = (await turn(t, "cut", "And now?")).run;
     await done(t, last);
     const timedOutWhy = `run ${timedOut.id} timed out (run exceeded its timeout of 1500 ms)`;
-    expect(shape(model.requests.at(-1)!.body.messages)).toEqual([
+    expect(shape(h.model.requests.at(-1)!.body.messages)).toEqual([
       ...shape(nextOut.messages),
       ["user", "Wait longer."],
       ["assistant", null],
@@ -198,12 +180,12 @@ describe("a session's conversation across its agent runs", () => {
     const t = await start();
     // The second command waits for a file the test writes once the interrupt is in.
     const gate = join(workspaceDir(t.env, "interrupted"), "go");
-    model.reply(
+    h.model.reply(
       shellCall("c1", "echo one"),
       shellCall("c2", "while [ ! -f go ]; do sleep 0.05; done; echo two"),
     );
     const interrupted = (await turn(t, "interrupted", "Count to three.")).run;
-    await waitFor("the second command", async () => model.requests.length === 2);
+    await waitFor("the second command", async () => h.model.requests.length === 2);
     const next = (
       await t.oah.submit("interrupted", {
         executor: "agent",
@@ -214,7 +196,7 @@ describe("a session's conversation across its agent runs", () => {
     ).run;
     // The command in flight is a step: it ends before the run stops.
     expect((await t.oah.get(interrupted.id)).status).toBe("running");
-    model.reply({ content: "hello" });
+    h.model.reply({ content: "hello" });
     writeFileSync(gate, "");
     const ended = await t.oah.wait(interrupted.id);
     expect(ended).toMatchObject({
@@ -226,8 +208,8 @@ describe("a session's conversation across its agent runs", () => {
     expect(nextOut.answer).toBe("hello");
     // The interrupted run made two model calls, never the third; the next run's first call
     // carries both tool calls and their results, then the note of what cut the turn short.
-    expect(model.requests).toHaveLength(3);
-    expect(shape(model.requests[2]!.body.messages)).toEqual([
+    expect(h.model.requests).toHaveLength(3);
+    expect(shape(h.model.requests[2]!.body.messages)).toEqual([
       ["system", SYSTEM],
       ["user", "Count to three."],
       ["assistant", null],

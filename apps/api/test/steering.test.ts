@@ -3,15 +3,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OahApiError } from "@oah/client";
-import {
-  type FakeModel,
-  type FakeReply,
-  startFakeModel,
-  waitForWorkspaceFile,
-  workspaceDir,
-} from "@oah/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ApiUnderTest, startApi } from "./support";
+import { type FakeReply, waitForWorkspaceFile, workspaceDir } from "@oah/testing";
+import { describe, expect, it } from "vitest";
+import { type ApiUnderTest, apiPerTestWithModel } from "./support";
 
 const shellCall = (id: string, command: string): FakeReply => ({
   toolCalls: [{ id, name: "shell", arguments: { command } }],
@@ -30,26 +24,10 @@ const release = (t: ApiUnderTest, workspaceId: string, name: string) =>
  * the model once each, in order, at its next call.
  */
 describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (backend) => {
-  let model: FakeModel;
-  let t: ApiUnderTest | undefined;
-  beforeAll(async () => {
-    model = await startFakeModel();
+  const h = apiPerTestWithModel(backend, {
+    OAH_SHELL: "on",
   });
-  afterAll(() => model.close());
-  afterEach(async () => {
-    await t?.dispose();
-    t = undefined;
-    model.requests.splice(0);
-  });
-
-  const start = async () => {
-    t = await startApi(backend, {
-      OAH_SHELL: "on",
-      OAH_MODEL_BASE_URL: model.url,
-      OAH_MODEL_NAME: "fake-1",
-    });
-    return t;
-  };
+  const start = () => h.start();
   const turn = (t: ApiUnderTest, session: string, prompt: string, ifBusy?: "steer") =>
     t.oah.submit(session, {
       executor: "agent",
@@ -58,11 +36,13 @@ describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (b
       ...(ifBusy ? { ifBusy } : {}),
     });
   const userTurns = (request: number) =>
-    model.requests[request]!.body.messages.filter((m) => m.role === "user").map((m) => m.content);
+    h.model.requests[request]!.body.messages.filter((m) => m.role === "user").map((m) => m.content);
 
   it("a message sent while the agent's second command runs is in the third model call, exactly once, in order with a second message; 409 run_already_ended after the end", async () => {
     const t = await start();
-    model.reply(shellCall("c1", "echo first"), shellCall("c2", gatedCommand("second")), { content: "done" });
+    h.model.reply(shellCall("c1", "echo first"), shellCall("c2", gatedCommand("second")), {
+      content: "done",
+    });
     const { run } = await turn(t, "steer", "Run two commands.");
     await waitForWorkspaceFile(t.env, "steer", "second.started");
     const a = await t.oah.message(run.id, { content: "Also check the logs." });
@@ -70,14 +50,14 @@ describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (b
     expect(a).toMatchObject({ runId: run.id, status: "running" });
     expect(b.messageId).toBeGreaterThan(a.messageId);
     // Nothing reached the model yet: its second call was made before the messages.
-    expect(model.requests).toHaveLength(2);
+    expect(h.model.requests).toHaveLength(2);
     release(t, "steer", "second");
     const ended = await t.oah.wait(run.id);
     expect(ended.status).toBe("completed");
 
-    expect(model.requests).toHaveLength(3);
+    expect(h.model.requests).toHaveLength(3);
     expect(userTurns(1)).toEqual(["Run two commands."]);
-    const third = model.requests[2]!.body.messages;
+    const third = h.model.requests[2]!.body.messages;
     expect(third.map((m) => m.role)).toEqual([
       "user",
       "assistant",
@@ -120,7 +100,7 @@ describe.each(["sqlite", "redis"] as const)("steering a running agent on %s", (b
 
   it('ifBusy "steer": a submission joins the session\'s executing agent run as a message; with none executing, it is a run', async () => {
     const t = await start();
-    model.reply(shellCall("c1", gatedCommand("first")), { content: "done" }, { content: "next" });
+    h.model.reply(shellCall("c1", gatedCommand("first")), { content: "done" }, { content: "next" });
     const { run } = await turn(t, "steer-busy", "Run a command.");
     await waitForWorkspaceFile(t.env, "steer-busy", "first.started");
     const steered = await t.client.post("/api/v1/sessions/steer-busy/runs", {

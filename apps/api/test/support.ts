@@ -3,12 +3,15 @@ import {
   ApiClient,
   createStoreEnv,
   createTestRedis,
+  type FakeModel,
   type OahProcess,
   type StartOptions,
   type StoreEnv,
   type StoreKind,
+  startFakeModel,
   startOah,
 } from "@oah/testing";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 /** Where oah-api keeps its queue and runs: in process on SQLite or PostgreSQL, or on Redis and PostgreSQL. */
 export type Backend = StoreKind | "redis";
@@ -63,6 +66,37 @@ export async function startApi(
     },
   };
   connect();
+  return self;
+}
+
+/**
+ * For a file whose tests each start an oah-api of their own on `backend` against one model
+ * stand-in: the stand-in (started before the file, closed after it), and `start`, whose API is
+ * disposed after its test, the stand-in's requests forgotten.
+ */
+export function apiPerTestWithModel(backend: Backend, env: Record<string, string> = {}) {
+  const self = {
+    model: undefined as unknown as FakeModel,
+    t: undefined as ApiUnderTest | undefined,
+    async start(more: Record<string, string> = {}): Promise<ApiUnderTest> {
+      self.t = await startApi(backend, {
+        OAH_MODEL_BASE_URL: self.model.url,
+        OAH_MODEL_NAME: "fake-1",
+        ...env,
+        ...more,
+      });
+      return self.t;
+    },
+  };
+  beforeAll(async () => {
+    self.model = await startFakeModel();
+  });
+  afterAll(() => self.model.close());
+  afterEach(async () => {
+    await self.t?.dispose();
+    self.t = undefined;
+    self.model.requests.splice(0);
+  });
   return self;
 }
 

@@ -197,6 +197,24 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
   /** What the maintenance tasks use of this host. */
   const maintenanceHost: MaintenanceHost = { hostId, clock, store, queue, leases, logger: silentLogger };
 
+  /** A script run of these steps in the session, submitted with `ifBusy` (enqueue) and `timeoutMs` (the host's). */
+  const script = async (
+    sessionId: string,
+    steps: ScriptInput["steps"],
+    options: { ifBusy?: IfBusy; timeoutMs?: number } = {},
+  ) => {
+    const { run } = await service.submit({
+      sessionId,
+      executor: "script",
+      input: { steps },
+      priority: "normal",
+      workspaceId: "default",
+      ifBusy: options.ifBusy ?? "enqueue",
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    return run;
+  };
+
   return {
     store,
     queue,
@@ -214,38 +232,14 @@ export function createMemoryHost(options: MemoryHostOptions = {}) {
       skewMs = ms;
     },
     /** A script run of the session; `gated`, it waits for the GATE tool's result before its output step. */
-    async submit(sessionId: string, output: JsonValue, extra: { gated?: boolean; sleepMs?: number } = {}) {
+    submit(sessionId: string, output: JsonValue, extra: { gated?: boolean; sleepMs?: number } = {}) {
       const steps: ScriptInput["steps"] = [];
       if (extra.sleepMs) steps.push({ type: "sleep", ms: extra.sleepMs });
       if (extra.gated) steps.push({ type: "wait_tool", name: GATE });
       steps.push({ type: "output", value: output });
-      const { run } = await service.submit({
-        sessionId,
-        executor: "script",
-        input: { steps },
-        priority: "normal",
-        workspaceId: "default",
-        ifBusy: "enqueue",
-      });
-      return run;
+      return script(sessionId, steps);
     },
-    /** A script run of these steps in the session, submitted with `ifBusy` (enqueue) and `timeoutMs` (the host's). */
-    async script(
-      sessionId: string,
-      steps: ScriptInput["steps"],
-      options: { ifBusy?: IfBusy; timeoutMs?: number } = {},
-    ) {
-      const { run } = await service.submit({
-        sessionId,
-        executor: "script",
-        input: { steps },
-        priority: "normal",
-        workspaceId: "default",
-        ifBusy: options.ifBusy ?? "enqueue",
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      });
-      return run;
-    },
+    script,
     /** Lets a gated run that waits for its gate go on. */
     async open(run: Run) {
       await service.submitToolResult(run.id, GATE, { opened: true });

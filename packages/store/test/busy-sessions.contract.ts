@@ -1,18 +1,6 @@
-import { OahError } from "@oah/core";
 import type { RunStore } from "@oah/store";
-import { createTestStore, type InProcessStoreKind, newRun, type TestStore } from "@oah/testing";
+import { createTestStore, type InProcessStoreKind, newRun, refusalOf, type TestStore } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-/** A submission's refusal, or null when it was written. */
-async function refusalOf(work: Promise<unknown>): Promise<OahError | null> {
-  try {
-    await work;
-    return null;
-  } catch (error) {
-    if (error instanceof OahError) return error;
-    throw error;
-  }
-}
 
 /** A busy session's submissions (docs/spec.md §5), decided under the session's lock, on each of `kinds`. */
 export function busySessionsContract(kinds: readonly InProcessStoreKind[]): void {
@@ -28,6 +16,15 @@ export function busySessionsContract(kinds: readonly InProcessStoreKind[]): void
       store = t.store;
     });
     afterAll(() => t?.dispose());
+
+    /** Recovery honouring the cancel asked for of a stale run. */
+    const recoverByCancel = (runId: string) =>
+      store.recoverRun({
+        runId,
+        decide: () => ({ action: "cancel" }),
+        context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
+        lastSeenBefore: clock,
+      });
 
     /** A session whose first run executes (claimed with token `t-<id>`), and whose second is queued. */
     async function executingAndQueued(sessionId: string) {
@@ -182,12 +179,7 @@ export function busySessionsContract(kinds: readonly InProcessStoreKind[]): void
       const { executing } = await executingAndQueued(s);
       await store.requestCancel(executing.id, { reason: "interrupted", by: null });
       clock += 60_000;
-      await store.recoverRun({
-        runId: executing.id,
-        decide: () => ({ action: "cancel" }),
-        context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
-        lastSeenBefore: clock,
-      });
+      await recoverByCancel(executing.id);
       expect(await store.getRun(executing.id)).toMatchObject({
         status: "cancelled",
         errorCode: "interrupted",
@@ -200,12 +192,7 @@ export function busySessionsContract(kinds: readonly InProcessStoreKind[]): void
       const { executing } = await executingAndQueued(s);
       const made = await store.createRun(newRun(s, { ifBusy: "interrupt" }));
       clock += 60_000;
-      await store.recoverRun({
-        runId: executing.id,
-        decide: () => ({ action: "cancel" }),
-        context: { policy: { strategy: "requeue_running", maxAttempts: 3 }, by: "h" },
-        lastSeenBefore: clock,
-      });
+      await recoverByCancel(executing.id);
       expect(await store.getRun(executing.id)).toMatchObject({
         status: "cancelled",
         errorCode: "interrupted",

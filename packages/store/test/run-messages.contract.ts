@@ -1,17 +1,6 @@
-import { OahError } from "@oah/core";
 import type { RunStore } from "@oah/store";
-import { createTestStore, type InProcessStoreKind, newRun, type TestStore } from "@oah/testing";
+import { createTestStore, type InProcessStoreKind, newRun, refusalOf, type TestStore } from "@oah/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-async function refusalOf(work: Promise<unknown>): Promise<OahError | null> {
-  try {
-    await work;
-    return null;
-  } catch (error) {
-    if (error instanceof OahError) return error;
-    throw error;
-  }
-}
 
 const agentInput = (prompt: string) => ({
   prompt,

@@ -1,3 +1,4 @@
+import { OahError } from "@oah/core";
 import { type NewRun, openRunStore, openSqliteStore, type RunStore, type RunStoreOptions } from "@oah/store";
 import { createTempDir, MIGRATIONS_DIR } from "./paths";
 import { createTestDatabase } from "./postgres";
@@ -96,4 +97,15 @@ export function newRun(sessionId: string, overrides: Partial<NewRun> = {}): NewR
     ifBusy: "enqueue",
     ...overrides,
   };
+}
+
+/** What a store's write refused with (an OahError), or null when it was written. */
+export async function refusalOf(work: Promise<unknown>): Promise<OahError | null> {
+  try {
+    await work;
+    return null;
+  } catch (error) {
+    if (error instanceof OahError) return error;
+    throw error;
+  }
 }
