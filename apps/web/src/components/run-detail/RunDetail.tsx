@@ -72,6 +72,7 @@ export function RunDetail({ runId }: { runId: string }) {
         <RunSummary
           run={r}
           events={eventsPage?.items}
+          steps={steps.data?.items as unknown as RunStep[] | undefined}
           forks={forksOfRun}
           moreForks={forks.data?.nextCursor != null}
         />

@@ -1,18 +1,22 @@
-import type { Run, RunEvent, RunSummary as RunListItem } from "@oah/contract";
+import type { Run, RunEvent, RunSummary as RunListItem, RunStep } from "@oah/contract";
 import { duration } from "@/lib/format";
 import { Code } from "../Badges";
 import { RunId } from "../RunId";
 import { RunBusy } from "./RunBusy";
 import { RunLineage } from "./RunLineage";
+import { RunModelUsage } from "./RunModelUsage";
 import { RunTimeline } from "./RunTimeline";
 
 export function RunSummary({
   run,
   events,
+  steps,
   forks,
   moreForks,
 }: {
   run: Run;
+  /** Its steps, whose model calls say what it spent. */
+  steps: RunStep[] | undefined;
   /** Its events, from which its submission's `run.queued` tells what that submission ended. */
   events: RunEvent[] | undefined;
   forks: RunListItem[] | undefined;
@@ -60,6 +64,7 @@ export function RunSummary({
         </div>
         <RunLineage run={run} forks={forks} more={moreForks} />
         <RunBusy run={run} events={events} />
+        <RunModelUsage steps={steps} events={events} />
         {run.waitingTool ? (
           <div>
             <dt>waiting for tool</dt>
