@@ -6,6 +6,7 @@ import { REPO_ROOT, startSplitDeployment } from "@oah/testing";
 import type { FullConfig } from "@playwright/test";
 import { CHROMIUM_PATH } from "./chromium";
 import { type ConsoleProcess, startConsole } from "./support/console";
+import { startModel } from "./support/model";
 import { FAST_ENV, seed } from "./support/seed";
 import type { E2EState } from "./support/state";
 
@@ -14,7 +15,8 @@ const log = (message: string) => process.stdout.write(`[e2e] ${message}\n`);
 /**
  * One deployment for the whole suite: oah-api --api-only and two oah-sandbox processes on a fresh
  * PostgreSQL database and Redis prefix, runs produced by the real engine, and the built console
- * (`next start`) pointed at the API. Fails, never skips, when Chromium, PostgreSQL or Redis is missing.
+ * (`next start`) pointed at the API; agent runs ask a model stand-in (support/model.ts). Fails,
+ * never skips, when Chromium, PostgreSQL or Redis is missing.
  */
 export default async function globalSetup(_config: FullConfig) {
   const started = Date.now();
@@ -38,7 +40,11 @@ export default async function globalSetup(_config: FullConfig) {
     log(`build checked in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 
-  const deployment = await startSplitDeployment({ sandboxes: 2, env: FAST_ENV });
+  const model = await startModel();
+  const deployment = await startSplitDeployment({
+    sandboxes: 2,
+    env: { ...FAST_ENV, OAH_MODEL_BASE_URL: model.url, OAH_MODEL_NAME: "fake-1" },
+  });
   let web: ConsoleProcess | undefined;
   const dir = mkdtempSync(join(tmpdir(), "oah-e2e-"));
   // The sandbox user must reach the workspaces under it, as on a host.
@@ -58,6 +64,7 @@ export default async function globalSetup(_config: FullConfig) {
   } catch (error) {
     await web?.stop();
     await deployment.dispose();
+    await model.close();
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -65,6 +72,7 @@ export default async function globalSetup(_config: FullConfig) {
   return async () => {
     await web?.stop();
     await deployment.dispose();
+    await model.close();
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -1,10 +1,12 @@
 "use client";
 
 import type { Run, RunCheckpoint, RunEvent, RunSummary as RunListItem, RunStep } from "@oah/contract";
+import { isTerminal } from "@oah/core";
 import Link from "next/link";
 import { useMay } from "@/lib/actor";
 import { noticeClass } from "@/lib/notice";
 import { inspectorHref } from "@/lib/sessions/links";
+import { steeringOnSteps } from "@/lib/steering/messages";
 import { sessionHref } from "@/lib/storage-links";
 import { ErrorState, RefreshErrorBanner } from "../ErrorBanner";
 import { JsonBlock } from "../JsonBlock";
@@ -48,6 +50,7 @@ export function RunDetail({ runId }: { runId: string }) {
   const eventsPage = events.data as unknown as { items: RunEvent[]; nextCursor: number | null } | undefined;
   const marks = checkpoints.data?.items as RunCheckpoint[] | undefined;
   const forksOfRun = forks.data?.items as unknown as RunListItem[] | undefined;
+  const stepItems = steps.data?.items as unknown as RunStep[] | undefined;
   const { notice, fork } = actions;
 
   return (
@@ -85,8 +88,13 @@ export function RunDetail({ runId }: { runId: string }) {
       <div className="detail-grid">
         <RunEvents runId={runId} page={eventsPage} error={events.error} onRetry={() => events.refetch()} />
         <RunSteps
-          steps={steps.data?.items as unknown as RunStep[] | undefined}
+          steps={stepItems}
           checkpoints={marks}
+          steering={steeringOnSteps(
+            eventsPage?.items ?? [],
+            (stepItems ?? []).map((s) => s.id),
+            isTerminal(r.status),
+          )}
           resumes={<RunResumes events={eventsPage?.items} />}
           fork={
             mayFork

@@ -3,9 +3,11 @@ import type { ReactNode } from "react";
 import { checkpointsByStep, checkpointText, forkableSteps, stepLabel } from "@/lib/durable/steps";
 import { between, duration, json } from "@/lib/format";
 import { type Writing, writingText } from "@/lib/live/run-stream";
+import type { SteeringOnSteps } from "@/lib/steering/messages";
 import { Code } from "../Badges";
 import { ErrorState } from "../ErrorBanner";
 import { Time } from "../Time";
+import { SteeringMessages } from "./SteeringMessages";
 
 /** A step's (or the run's first) checkpoints: after it, a later attempt or a fork goes on from there. */
 function CheckpointMark({ checkpoints }: { checkpoints: RunCheckpoint[] | undefined }) {
@@ -27,10 +29,12 @@ export interface ForkFromStep {
 function StepList({
   steps,
   checkpoints,
+  steering,
   fork,
 }: {
   steps: RunStep[];
   checkpoints: RunCheckpoint[];
+  steering: SteeringOnSteps;
   fork: ForkFromStep | null;
 }) {
   const byStep = checkpointsByStep(checkpoints);
@@ -44,6 +48,10 @@ function StepList({
         <ol className="steps" aria-label="Steps">
           {steps.map((s) => (
             <li key={s.id} className="step" data-step-id={s.id}>
+              <SteeringMessages
+                label="Messages received"
+                messages={(steering.before.get(s.id) ?? []).map((message) => ({ message }))}
+              />
               <div className="step-line">
                 <details>
                   <summary>
@@ -79,6 +87,7 @@ function StepList({
           ))}
         </ol>
       )}
+      <SteeringMessages label="Messages not received" messages={steering.after} />
     </>
   );
 }
@@ -95,10 +104,14 @@ function WritingArea({ writing }: { writing: Writing }) {
   );
 }
 
-/** The run's steps panel: its resumes, its steps in order with the checkpoints after them. */
+/**
+ * The run's steps panel: its resumes, its steps in order with the checkpoints after them and the
+ * messages sent to it before the model step that received them.
+ */
 export function RunSteps({
   steps,
   checkpoints,
+  steering,
   resumes,
   fork,
   writing,
@@ -107,6 +120,7 @@ export function RunSteps({
 }: {
   steps: RunStep[] | undefined;
   checkpoints: RunCheckpoint[] | undefined;
+  steering: SteeringOnSteps;
   resumes: ReactNode;
   fork: ForkFromStep | null;
   writing: Writing | null;
@@ -118,7 +132,7 @@ export function RunSteps({
       <h2 id="steps-title">Steps</h2>
       {resumes}
       {steps ? (
-        <StepList steps={steps} checkpoints={checkpoints ?? []} fork={fork} />
+        <StepList steps={steps} checkpoints={checkpoints ?? []} steering={steering} fork={fork} />
       ) : error ? (
         <ErrorState what="steps" error={error} onRetry={onRetry} />
       ) : (
