@@ -52,5 +52,7 @@ test.describe("steering", () => {
     // Only there: not before the model step that asked for the command, nor left waiting.
     await expect(page.getByRole("list", { name: "Messages received" })).toHaveCount(1);
     await expect(page.getByRole("list", { name: "Messages not received" })).toHaveCount(0);
+    // What its two model calls spent, from their steps.
+    await expect(page.getByTestId("run-model-usage")).toHaveText(/^2 calls, [\d,]+ \+ [\d,]+ tokens$/);
   });
 });
