@@ -3,6 +3,7 @@
 import { LocalModelLimiter } from "@oah/coordination";
 import type { ModelLimit } from "@oah/core";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../src/clock";
 import type { ModelReply } from "../src/executors/model/model-client";
 import { type ModelLimits, ModelThrottled, underLimits } from "../src/executors/model/model-limit";
 import { RunFailure } from "../src/run-failure";
@@ -20,6 +21,7 @@ function harness(limits: Partial<ModelLimits> & { limit?: ModelLimit } = {}) {
     limiter,
     limits: { m: limits.limit ?? RPM_600 },
     maxWaitMs: limits.maxWaitMs ?? 10_000,
+    clock: systemClock,
     unreachable: (_error, model) => observed.push(`unreachable ${model}`),
     observers: {
       modelWaited: () => observed.push("waited"),
@@ -135,7 +137,7 @@ describe("underLimits", () => {
       block: async () => {},
     };
     const record = { waited: async () => {}, throttled: async () => {} };
-    const limits = { limiter, limits: {}, maxWaitMs: 0 };
+    const limits = { limiter, limits: {}, maxWaitMs: 0, clock: systemClock };
     await underLimits(limits, "constructor", 0, new AbortController().signal, record, async () => REPLY);
     expect(given).toEqual([{ requestsPerMinute: null, tokensPerMinute: null }]);
   });

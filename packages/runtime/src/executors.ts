@@ -34,7 +34,7 @@ function cleanEnv(run: Run): NodeJS.ProcessEnv {
 export function createExecutors(
   config: OahConfig,
   commands: CommandRunner,
-  limits: Pick<ModelLimits, "limiter" | "observers" | "unreachable">,
+  limits: Pick<ModelLimits, "limiter" | "observers" | "unreachable" | "clock">,
 ): Map<string, Executor> {
   const model: ModelEndpoint = {
     baseUrl: config.model.baseUrl,

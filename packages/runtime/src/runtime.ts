@@ -158,6 +158,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     backend,
     executors: createExecutors(config, commands.runs, {
       limiter: backend.modelLimiter,
+      clock,
       observers,
       unreachable: (error, model) =>
         logger.warn({ err: error, model }, "model limits could not be read; the call goes on without them"),

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ModelLimiter } from "@oah/coordination";
 import { DEFAULT_RETRY_AFTER_MS, estimateTokens, MAX_THROTTLED_ANSWERS, type ModelLimit } from "@oah/core";
+import { type Clock, sleep } from "../../clock";
 import type { EngineObservers } from "../../observers";
 import { RunFailure } from "../../run-failure";
 import type { ModelReply } from "./model-client";
@@ -22,6 +22,8 @@ export interface ModelLimits {
   limits: Record<string, ModelLimit>;
   /** OAH_MODEL_LIMIT_MAX_WAIT_MS: how long one call may wait, Retry-After included. */
   maxWaitMs: number;
+  /** The host's time, which the waits are measured and slept on. */
+  clock: Clock;
   /** Told of each wait for capacity and each 429 (for /metrics). */
   observers?: Pick<EngineObservers, "modelWaited" | "modelThrottled">;
   /**
@@ -78,31 +80,33 @@ export async function underLimits(
   call: () => Promise<ModelReply>,
 ): Promise<ModelReply> {
   if (!limits) return call();
-  const { maxWaitMs, observers } = limits;
+  const { maxWaitMs, observers, clock } = limits;
   const limiter = failingOpen(limits, model);
   const named = (name: string) => (Object.hasOwn(limits.limits, name) ? limits.limits[name] : undefined);
   const limit = named(model) ?? named("*") ?? NO_LIMIT;
   const estimate = estimateTokens(promptChars);
-  const started = Date.now();
+  const started = clock.now();
   for (let throttled = 0; ; ) {
-    const waitStarted = Date.now();
+    const waitStarted = clock.now();
     let slept = false;
     // A wait that ends, given up or not, is on the run's record.
     const waited = async () => {
       if (!slept) return;
-      const ms = Date.now() - waitStarted;
+      const ms = clock.now() - waitStarted;
       observers?.modelWaited?.({ model, ms });
       await record.waited(ms);
     };
     for (let waitMs = await limiter.take(model, limit, estimate); waitMs > 0; ) {
-      if (Date.now() + waitMs - started > maxWaitMs) {
+      if (clock.now() + waitMs - started > maxWaitMs) {
         await waited();
         throw new RunFailure(
           "model_rate_limited",
           `no capacity for ${model} under OAH_MODEL_LIMITS within ${maxWaitMs} ms (OAH_MODEL_LIMIT_MAX_WAIT_MS)`,
         );
       }
-      await sleep(waitMs, undefined, { signal });
+      await sleep(clock, waitMs, signal);
+      // A cancel or the run's timeout ends the wait, and the call with it.
+      signal.throwIfAborted();
       slept = true;
       waitMs = await limiter.take(model, limit, estimate);
     }
