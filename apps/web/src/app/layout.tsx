@@ -36,6 +36,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <nav aria-label="Main" className="topnav">
               <Link href="/storage">Storage</Link>
               <Link href="/storage#pool">Pool</Link>
+              <Link href="/workspaces">Workspaces</Link>
               <Link href="/dead-letters">Dead letters</Link>
               <Link href="/bulk-actions">Bulk actions</Link>
               <Link href="/health">Health</Link>
