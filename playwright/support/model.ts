@@ -17,10 +17,16 @@ export const heard = (content: string) => `heard: ${content}`;
 export function startModel(): Promise<FakeModel> {
   return startFakeModel({
     respond: ({ messages }): FakeReply => {
+      // It reports usage as a provider does: 10 prompt tokens a message, 3 for the answer.
+      const usage = {
+        prompt_tokens: 10 * messages.length,
+        completion_tokens: 3,
+        total_tokens: 10 * messages.length + 3,
+      };
       if (!messages.some((m) => m.role === "tool"))
-        return { toolCalls: [{ id: "gated", name: "shell", arguments: { command: GATED_COMMAND } }] };
+        return { toolCalls: [{ id: "gated", name: "shell", arguments: { command: GATED_COMMAND } }], usage };
       const user = messages.filter((m) => m.role === "user").at(-1);
-      return { content: heard(user?.content ?? "") };
+      return { content: heard(user?.content ?? ""), usage };
     },
   });
 }

@@ -28,6 +28,8 @@ test.describe("workspaces", () => {
     expect(await oah.wait(run.id, { timeoutMs: 30_000 })).toMatchObject({ status: "completed" });
     const after = await usageOf(api);
     expect(after.calls).toBe(before.calls + 1);
+    // The stand-in reports usage: one message sent (10 tokens), 3 for the answer.
+    expect(after.tokens).toBe(before.tokens + 13);
 
     // Reached from the main navigation.
     await page.goto("/storage");
