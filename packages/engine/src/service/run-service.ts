@@ -25,7 +25,13 @@ import { runExecutesCommands, sameSubmission } from "@oah/contract";
 import type { RunSignalBus, SessionQueue } from "@oah/coordination";
 import { type ApiErrorCode, batchRefusal, type CommandsAvailability, type IfBusy, OahError } from "@oah/core";
 import { newRunId } from "@oah/core/run-id";
-import type { CancelRequest, CreatedRun, RunReads, SubmissionStore } from "@oah/store";
+import {
+  type CancelRequest,
+  type CreatedRun,
+  type RunReads,
+  type SubmissionStore,
+  stopsRun,
+} from "@oah/store";
 import type { Logger } from "../logger";
 import type { EngineObservers } from "../observers";
 import { deliverToolResult, parkedRunsEnded } from "../tool-wait";
@@ -196,7 +202,7 @@ export class RunService {
     for (const { run, cancels } of made)
       this.options.observers.runSubmitted?.({
         run,
-        stopped: cancels.filter((c) => c.kind === "cancelled" || c.kind === "requested").length,
+        stopped: cancels.filter(stopsRun).length,
       });
     await this.tellCancels(made.flatMap((m) => m.cancels));
     try {
@@ -216,8 +222,7 @@ export class RunService {
    */
   private async tellCancels(requests: readonly CancelRequest[]): Promise<void> {
     const { queue, signals } = this.options;
-    for (const request of requests) {
-      if (request.kind !== "cancelled" && request.kind !== "requested") continue;
+    for (const request of requests.filter(stopsRun)) {
       const { run } = request;
       try {
         if (request.kind === "cancelled" && request.parked) await parkedRunsEnded(queue, [run]);

@@ -31,9 +31,15 @@ export async function requestCancel(
   return request;
 }
 
+/** A cancel that wrote something: its run ended, or was asked to stop. */
+export const stopsRun = (
+  r: CancelRequest,
+): r is Extract<CancelRequest, { kind: "cancelled" | "requested" }> =>
+  r.kind === "cancelled" || r.kind === "requested";
+
 /** The sessions of the runs these cancels wrote: those ended, and those asked to stop. */
 export const cancelledSessions = (requests: readonly CancelRequest[]): string[] =>
-  requests.flatMap((r) => (r.kind === "cancelled" || r.kind === "requested" ? [r.run.sessionId] : []));
+  requests.filter(stopsRun).map((r) => r.run.sessionId);
 
 /**
  * A cancel that stops a run at its next step boundary (docs/spec.md §5): why, and for which later

@@ -248,11 +248,15 @@ interface PlannedCancel {
  * Where a session stands once a submission is admitted: the runs it cancels that end at once
  * (queued, parked) are gone from it, the new run is at its tail.
  */
-function admitted(unfinished: UnfinishedRun[], cancelled: readonly string[], made: string): UnfinishedRun[] {
+function admitted(
+  unfinished: UnfinishedRun[],
+  cancelled: readonly string[],
+  made: Pick<NewRun, "id" | "executor">,
+): UnfinishedRun[] {
   const ending = new Set(cancelled);
   return [
     ...unfinished.filter((u) => !(ending.has(u.id) && (u.status === "queued" || u.parked))),
-    { id: made, status: "queued", parked: false, executor: "", stopping: false },
+    { id: made.id, status: "queued", parked: false, executor: made.executor, stopping: false },
   ];
 }
 
@@ -324,7 +328,7 @@ async function submitRuns(
           return { refused: sessionBusy(r.sessionId, unfinished.find((u) => u.id === decision.holder)!) };
         if (decision.reason && decision.cancel.length > 0)
           cancels.push({ runIds: decision.cancel, reason: decision.reason, by: r.id });
-        busy.set(r.sessionId, admitted(unfinished, decision.cancel, r.id));
+        busy.set(r.sessionId, admitted(unfinished, decision.cancel, r));
       }
       if (key !== null) earlier.set(key, r);
       return { make: { ...r, workspaceId: owners.get(r.sessionId)! } };

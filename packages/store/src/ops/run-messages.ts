@@ -1,5 +1,5 @@
 import type { Run } from "@oah/contract";
-import { OahError, type RunStatus } from "@oah/core";
+import { isTerminal, OahError, type RunStatus } from "@oah/core";
 import { sql } from "drizzle-orm";
 import { decodeRun, type RunRow } from "../rows";
 import type { SqlClient } from "../sql/client";
@@ -11,9 +11,6 @@ export interface RunMessage {
   id: number;
   content: string;
 }
-
-/** The statuses in which a run still takes messages: until it ends, parked included. */
-const TAKES_MESSAGES: ReadonlySet<RunStatus> = new Set(["queued", "running", "waiting_tool"]);
 
 /**
  * Writes a message as the run's `run.message` event, in the caller's transaction, which holds
@@ -55,7 +52,8 @@ export async function postMessage(
         "run_not_steerable",
         `${runId} is a ${row.executor} run: only an agent run takes messages`,
       );
-    if (!TAKES_MESSAGES.has(row.status as RunStatus))
+    // A run takes messages until it ends, parked included.
+    if (isTerminal(row.status as RunStatus))
       throw new OahError(
         "run_already_ended",
         `${runId} has ended (${row.status}): it takes no more messages`,

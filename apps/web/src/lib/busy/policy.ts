@@ -1,5 +1,5 @@
 import type { CancelResult, InspectedRun, Run, RunEvent } from "@oah/contract";
-import { type IfBusy, isTerminal } from "@oah/core";
+import { type IfBusy, isActive, isTerminal } from "@oah/core";
 import type { Notice } from "../notice";
 
 /** What a submission asked for were its session busy (docs/spec.md §5), as the console says it. */
@@ -51,7 +51,7 @@ export function endedRuns(run: Pick<Run, "ifBusy">, events: readonly RunEvent[] 
  * run executes nowhere; a cancel ends it, and so would an interrupt).
  */
 export const executingRun = (runs: readonly InspectedRun[]): InspectedRun | null =>
-  runs.find((r) => (r.status === "running" || r.status === "waiting_tool") && !r.parked) ?? null;
+  runs.find((r) => isActive(r.status) && !r.parked) ?? null;
 
 /** How an operator's interrupt went: asked to stop, or ended (at once, or before it came). */
 export const interruptNotice = ({ runId, status }: CancelResult): Notice => ({
